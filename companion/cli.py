@@ -1,0 +1,61 @@
+"""The `oware-companion` command line.
+
+Each concern registers its own subcommands (see ``companion/commands/``);
+this module only builds the parser and dispatches. Run ``oware-companion
+--help`` for the list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from companion import __version__
+from companion.commands import rules as rules_cmd
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="oware-companion",
+        description="A companion for a real Oware / mancala board: it watches the board "
+        "(camera or sensor board), referees the game and shows it on a local web page.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="logging level (default INFO)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        module.register(sub)
+    return parser
+
+
+def _command_modules() -> list[object]:
+    return [rules_cmd]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, args.log_level),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args))
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError) as exc:  # errors meant for people: say it, no traceback
+        print(f"oware-companion: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

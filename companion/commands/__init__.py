@@ -1,0 +1,1 @@
+"""Subcommands of `oware-companion`, one module per concern, each with `register()`."""

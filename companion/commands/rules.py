@@ -1,0 +1,54 @@
+"""`oware-companion rules`: list the rule sets and presets with their options, in words."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+
+from core.rules import PRESETS, get_rules
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("rules", help="list the rule sets, presets and their options")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.json:
+        out = {
+            name: {
+                "family": get_rules(name).family,
+                "text": preset.text,
+                "options": get_rules(name).options,
+                "description": get_rules(name).describe(),
+            }
+            for name, preset in PRESETS.items()
+        }
+        print(json.dumps(out, indent=2))
+        return 0
+    print(rules_text())
+    return 0
+
+
+def rules_text() -> str:
+    """The rule sets and options as readable text."""
+    lines = ["Rule sets (use --rules NAME; options as --rules NAME:key=value,...):", ""]
+    for name, preset in PRESETS.items():
+        lines.append(f"  {name}")
+        lines.extend(textwrap.wrap(preset.text, 76, initial_indent="      ",
+                                   subsequent_indent="      "))
+    families = {}
+    for name in PRESETS:
+        rules = get_rules(name)
+        families.setdefault(rules.family, type(rules))
+    for family, cls in families.items():
+        lines += ["", f"Options of {family}:"]
+        for info in cls.option_info():
+            choices = " | ".join(map(str, info.choices))
+            lines.append(f"  {info.name} = {choices}   (default {info.default})")
+            lines.extend(textwrap.wrap(info.text, 76, initial_indent="      ",
+                                       subsequent_indent="      "))
+    lines += ["", "Universal variants may also be given by number: variants=3+9"]
+    return "\n".join(lines)
