@@ -1,0 +1,69 @@
+"""Sensor-board commands: the serial half of `calibrate`, and `virtual-board`.
+
+``calibrate_serial(args)`` is what ``oware-companion calibrate --source
+serial://auto`` runs (the CLI dispatches ``calibrate`` by the URL's scheme):
+it walks a person through tare, an optional known-weight scale and the seed
+weight in the terminal, then saves the calibration JSON (``--out``, default
+in the user's config directory, where ``serial://`` sources look for it).
+
+``oware-companion virtual-board`` runs the virtual sensor board on its own
+pseudo-terminal and prints the port, to try ``serial:///that/port`` by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from firmware_bridge.calibration_wizard import CalibrationError, run_calibration
+from firmware_bridge.source import SensorSource, default_calibration_path, open_source
+from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `virtual-board` subcommand."""
+    p = subparsers.add_parser(
+        "virtual-board",
+        help="run the virtual sensor board on a pseudo-terminal and print its port",
+        description="A pure-Python sensor board that plays a game seed by seed and speaks "
+        "the board's serial protocol, for trying serial:// sources without hardware.",
+    )
+    p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
+    p.add_argument("--speed", type=float, default=1.0, help="board seconds per real second")
+    p.add_argument("--mistakes", type=float, default=0.0, help="probability of a mistake per move")
+    p.add_argument("--faults", type=float, default=0.0, help="link faults per minute")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.set_defaults(func=virtual_board)
+
+
+def virtual_board(args: argparse.Namespace) -> int:
+    opts = DeviceOptions(
+        seed=args.seed,
+        speed=args.speed,
+        faults=args.faults,
+        player=PlayerOptions(mistakes=args.mistakes),
+    )
+    with VirtualBoard(opts) as board:
+        print(f"virtual sensor board on serial://{board.port}", flush=True)
+        end = None if args.seconds is None else time.monotonic() + args.seconds
+        while end is None or time.monotonic() < end:
+            time.sleep(0.2 if end is None else max(0.0, min(0.2, end - time.monotonic())))
+    return 0
+
+
+def calibrate_serial(args: argparse.Namespace) -> int:
+    """`calibrate --source serial://…` (or sim://): tare, scale, seed weight → JSON."""
+    out = Path(args.out) if getattr(args, "out", None) else default_calibration_path()
+    source = open_source(args.source)
+    if not isinstance(source, SensorSource):
+        print(f"oware-companion: error: {args.source} is not a sensor board")
+        return 2
+    try:
+        run_calibration(
+            source, out, input, print, connect_timeout_s=getattr(args, "connect_timeout", 15.0)
+        )
+    except CalibrationError as exc:
+        print(f"calibration failed: {exc}")
+        return 1
+    return 0

@@ -1,0 +1,99 @@
+"""Finding the sensor board for ``serial://auto``.
+
+Candidates are the serial ports pyserial lists (``serial.tools.list_ports``),
+USB-serial bridges first (the Nano's CH340, an Uno's ATmega16U2, FTDI, CP210x).
+Each candidate is opened and asked to IDENTIFY; the first that answers with a
+HELLO of our protocol is the board. Opening an Arduino resets it (DTR), so a
+probe also accepts the HELLO it sends when it boots.
+
+Pseudo-terminals are not listed by pyserial, so extra candidates (the virtual
+board, a ``socat`` link, a udev symlink) can be given as glob patterns in the
+environment variable ``OWARE_SERIAL_PORTS`` (separated by ``os.pathsep``).
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import time
+from collections.abc import Iterable
+
+import serial
+from serial.tools import list_ports
+
+from firmware_bridge.link import BAUD
+from firmware_bridge.protocol import (
+    PROTOCOL_VERSION,
+    FrameDecoder,
+    Hello,
+    MsgType,
+    encode_frame,
+    parse_message,
+)
+
+log = logging.getLogger(__name__)
+
+ENV_VAR = "OWARE_SERIAL_PORTS"
+
+#: USB vendor:product ids of the serial bridges Arduino-class boards use.
+KNOWN_USB_IDS = {
+    (0x1A86, 0x7523),  # WCH CH340 (most Nano clones)
+    (0x2341, 0x0043),  # Arduino Uno (ATmega16U2)
+    (0x2341, 0x0001),  # Arduino Uno (8U2)
+    (0x0403, 0x6001),  # FTDI FT232R (original Nano)
+    (0x10C4, 0xEA60),  # Silicon Labs CP210x
+}
+
+
+def candidate_ports() -> list[str]:
+    """Ports worth probing, most likely first."""
+    extra: list[str] = []
+    for pattern in os.environ.get(ENV_VAR, "").split(os.pathsep):
+        if pattern:
+            extra += sorted(glob.glob(pattern))
+    known, other = [], []
+    for p in list_ports.comports():
+        if p.vid is not None and (p.vid, p.pid) in KNOWN_USB_IDS:
+            known.append(p.device)
+        elif p.vid is not None:  # some other USB serial device: worth a try
+            other.append(p.device)
+    return extra + known + other
+
+
+def probe(port: str, timeout_s: float = 2.5) -> Hello | None:
+    """Open ``port``, ask it to identify, and return its HELLO if it is our board."""
+    try:
+        ser = serial.Serial(port, BAUD, timeout=0.05)
+    except (serial.SerialException, OSError, ValueError) as exc:
+        log.debug("probe %s: %s", port, exc)
+        return None
+    try:
+        ser.reset_input_buffer()
+        ser.write(encode_frame(MsgType.IDENTIFY, 0))
+        dec = FrameDecoder()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            for f in dec.feed(ser.read(256)):
+                if f.type == MsgType.HELLO:
+                    try:
+                        msg = parse_message(f)
+                    except ValueError:
+                        continue
+                    if isinstance(msg, Hello) and msg.protocol == PROTOCOL_VERSION:
+                        return msg
+        return None
+    except (serial.SerialException, OSError) as exc:
+        log.debug("probe %s: %s", port, exc)
+        return None
+    finally:
+        ser.close()
+
+
+def find_board(candidates: Iterable[str] | None = None, timeout_s: float = 2.5) -> str | None:
+    """The first port that answers like an Oware sensor board, or None."""
+    for port in candidate_ports() if candidates is None else candidates:
+        if probe(port, timeout_s) is not None:
+            log.info("found the sensor board on %s", port)
+            return port
+    return None

@@ -1,0 +1,83 @@
+"""`serial://auto`: finding the board among ports by asking each to identify itself."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import tty
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge import discovery
+from firmware_bridge.source import open_source
+from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def decoy(tmp_path: Path) -> Iterator[str]:
+    """A serial port that exists but never answers (some other USB gadget)."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link = tmp_path / "decoy"
+    link.symlink_to(os.ttyname(slave))
+    yield str(link)
+    os.close(master)
+    os.close(slave)
+
+
+def idle_board() -> VirtualBoard:
+    return VirtualBoard(DeviceOptions(seed=1, speed=1.0, player=PlayerOptions(max_moves=0)))
+
+
+def test_probe_tells_the_board_from_a_silent_port(decoy: str) -> None:
+    with idle_board() as board:
+        hello = discovery.probe(board.port, timeout_s=2.0)
+        assert hello is not None and hello.protocol == 1
+        t0 = time.monotonic()
+        assert discovery.probe(decoy, timeout_s=0.5) is None
+        assert time.monotonic() - t0 < 2.0
+        assert discovery.probe("/nonexistent/port", timeout_s=0.5) is None
+
+
+def test_find_board_from_the_environment(monkeypatch: pytest.MonkeyPatch, decoy: str) -> None:
+    with idle_board() as board:
+        pattern = os.pathsep.join([decoy, str(Path(board.port).parent / "b*")])
+        monkeypatch.setenv(discovery.ENV_VAR, pattern)
+        ports = discovery.candidate_ports()
+        assert ports[:2] == [decoy, board.port]
+        assert discovery.find_board(timeout_s=0.5) == board.port
+
+
+def test_serial_auto_source_connects(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with idle_board() as board:
+        monkeypatch.setenv(discovery.ENV_VAR, board.port)
+        src = open_source(f"serial://auto?calibration={_calibration(tmp_path)}")
+        src.open()
+        got: list[object] = []
+
+        def pump() -> None:
+            for item in src:
+                got.append(item)
+                if not isinstance(item, dict):
+                    break  # the first observation: the whole chain works
+
+        th = threading.Thread(target=pump, daemon=True)
+        th.start()
+        th.join(timeout=10)
+        src.close()
+        assert src.link.port == board.port
+        assert src.health()["firmware"] == "1.0.0"
+        assert any(not isinstance(g, dict) for g in got), "no observation came through"
+
+
+def _calibration(tmp_path: Path) -> Path:
+    from firmware_bridge.weights import Calibration
+
+    path = tmp_path / "cal.json"
+    Calibration().save(path)
+    return path
