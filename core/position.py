@@ -53,6 +53,8 @@ class MoveOutcome:
     """The capture would have taken every seed of the opponent (Oware)."""
     relays: tuple[int, ...]
     """Pits picked up again by relay sowing (universal variant 9)."""
+    relay_steps: tuple[int, ...]
+    """For each relay, how many seeds of ``sown`` had been sown when it was picked up."""
     before: Position
     position: Position
     """The position after the move."""
@@ -321,6 +323,7 @@ class Position:
             s.extra_turn,
             s.grand_slam,
             s.relays,
+            s.relay_steps,
             self,
             self._after(s),
         )

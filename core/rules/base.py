@@ -45,6 +45,8 @@ class Sowing(NamedTuple):
     extra_turn: bool
     grand_slam: bool
     relays: tuple[int, ...]
+    relay_steps: tuple[int, ...] = ()
+    """For each relay pickup, how many seeds had been sown when it happened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,13 @@ class RuleSet(ABC):
     @abstractmethod
     def illegal_reason(self, pos: Position, pit: int) -> str:
         """Why ``pit`` is not a legal move in ``pos``, in words ("" when it is legal)."""
+
+    @abstractmethod
+    def sowing_ring(self, mover: int, origin: int) -> tuple[int, ...]:
+        """The slots a sowing from ``origin`` visits, in order, for one lap.
+
+        Seed k of a plain sowing (no relay) lands in ``ring[k % len(ring)]``.
+        """
 
     @abstractmethod
     def apply(self, pos: Position, pit: int) -> Sowing:

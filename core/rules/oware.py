@@ -129,6 +129,9 @@ class OwareRules(RuleSet):
         whole = taken == sum(board[lo : lo + HALF])
         return board, path, chain, whole
 
+    def sowing_ring(self, mover: int, origin: int) -> tuple[int, ...]:
+        return PATHS[origin][11]
+
     def apply(self, pos: Position, pit: int) -> Sowing:
         mover = pos.to_move
         board, path, chain, whole = self._sow(pos.pits, pit, mover)

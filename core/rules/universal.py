@@ -188,6 +188,9 @@ class UniversalRules(RuleSet):
             if s != origin and (s >= 0 or (s == own_store and not self.skip_stores))
         )
 
+    def sowing_ring(self, mover: int, origin: int) -> tuple[int, ...]:
+        return self._ring(mover, origin, origin)
+
     def opposite_pits(self, mover: int, pit: int) -> tuple[int, ...]:
         """The pits a capture from ``pit`` takes from (see the module docstring)."""
         if self.players == 2:
@@ -210,6 +213,7 @@ class UniversalRules(RuleSet):
         board[pit] = 0
         path: list[int] = []
         relays: list[int] = []
+        relay_steps: list[int] = []
         current = pit
         seen: set[tuple[tuple[int, ...], int]] = set()
         while True:
@@ -232,6 +236,7 @@ class UniversalRules(RuleSet):
             hand = board[last]
             board[last] = 0
             relays.append(last)
+            relay_steps.append(len(path))
             current = last
         captures: list[tuple[int, int]] = []
         last = path[-1]
@@ -261,6 +266,7 @@ class UniversalRules(RuleSet):
             extra,
             False,
             tuple(relays),
+            tuple(relay_steps),
         )
 
     def _next_player(self, board: list[int], mover: int, extra: bool) -> int:

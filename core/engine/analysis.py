@@ -1,0 +1,264 @@
+"""Analyse a :class:`core.Position`: every legal move with its value and the best line.
+
+This is the engine's front door for the rest of the product (the
+``analyze`` command, the live worker, the teaching view). It translates
+between the core's absolute pits and the engine's mover-relative boards and
+picks the search that fits the rule set:
+
+* Oware rule sets (Abapa and its grand-slam variants): the compiled
+  alpha-beta of :mod:`core.engine.search`, with the endgame database when
+  the rule set is Abapa's and one is given;
+* universal mancala (2, 3 or 4 players): the paranoid search of
+  :mod:`core.engine.multiplayer`.
+
+Scores are from the side to move's point of view, in centi-seeds (100 = one
+seed); see :mod:`core.engine.evaluation`.
+
+>>> from core import Position
+>>> a = analyze(Position.from_text("0-0-0-0-0-1-1-1-0-0-0-0-24-21-S"), seconds=0.5)
+>>> a.best_name, a.moves[0].result
+('F', 'win')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.engine.evaluation import WIN
+from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relative
+from core.engine.retrograde import lookup
+from core.engine.search import Searcher, SearchResult, describe_score
+from core.notation import move_name
+from core.position import Position
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """One legal move and what the engine thinks of it."""
+
+    pit: int
+    name: str
+    score: int
+    """Centi-seeds for the side to move (a known result is beyond ±WIN)."""
+    exact: bool
+    """The value is the game's value, not a search estimate."""
+    bound: bool = False
+    """Only proven no better than ``score`` (fast search mode)."""
+    final: tuple[int, int] | None = None
+    """Expected final score (side to move, opponent) with best play to the last
+    seed, when the endgame database covers the position."""
+
+    @property
+    def result(self) -> str | None:
+        """``win``/``draw``/``loss`` when known, else None."""
+        if self.score >= WIN:
+            return "win"
+        if self.score <= -WIN:
+            return "loss"
+        if self.exact:
+            return "draw" if self.score == 0 else ("win" if self.score > 0 else "loss")
+        return None
+
+    @property
+    def margin(self) -> int | None:
+        """Final margin in seeds for the side to move, when the result is known."""
+        if self.result is None:
+            return None
+        if self.score >= WIN:
+            return (self.score - WIN) // 100
+        if self.score <= -WIN:
+            return -((-self.score - WIN) // 100)
+        return self.score // 100
+
+    @property
+    def text(self) -> str:
+        """The value in words."""
+        if self.result == "draw":
+            return "draw"
+        if self.final is not None and self.result is not None:
+            return f"{self.result} {self.final[0]}-{self.final[1]}"
+        if self.result is not None and self.margin is not None:
+            return f"{self.result} by {abs(self.margin)}"
+        return ("at most " if self.bound else "") + describe_score(self.score)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pit": self.pit,
+            "name": self.name,
+            "score": self.score,
+            "exact": self.exact,
+            "bound": self.bound,
+            "result": self.result,
+            "margin": self.margin,
+            "final": list(self.final) if self.final else None,
+            "text": self.text,
+        }
+
+
+@dataclass
+class Analysis:
+    """The result of :func:`analyze`: moves best first, the best line, search figures."""
+
+    position: Position
+    moves: list[MoveValue]
+    pv: list[int]
+    depth: int
+    nodes: int
+    seconds: float
+    solved: bool
+    engine: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def best(self) -> int:
+        return self.moves[0].pit
+
+    @property
+    def best_name(self) -> str:
+        return self.moves[0].name
+
+    @property
+    def pv_names(self) -> list[str]:
+        return [move_name(p, self.position.players) for p in self.pv]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "position": self.position.to_json(),
+            "text": self.position.to_text(),
+            "best": self.best,
+            "best_name": self.best_name,
+            "moves": [m.to_json() for m in self.moves],
+            "pv": self.pv,
+            "pv_names": self.pv_names,
+            "depth": self.depth,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 3),
+            "solved": self.solved,
+            "engine": self.engine,
+        }
+
+
+def oware_mode(position: Position) -> int | None:
+    """The kernel's grand-slam mode for an Oware position, None for other families."""
+    rules = position.ruleset
+    if rules.family != "oware":
+        return None
+    return GRAND_SLAM_MODES[str(rules.options.get("grand_slam", "no_capture"))]
+
+
+def database_applies(position: Position) -> bool:
+    """Whether the Abapa endgame databases hold this rule set's values.
+
+    They assume a grand slam captures nothing and a repetition ends the game
+    (their cycle convention); other Oware options are searched without them.
+    """
+    rules = position.ruleset
+    return (
+        rules.family == "oware"
+        and rules.options.get("grand_slam") == "no_capture"
+        and rules.options.get("cycle") == "repetition"
+    )
+
+
+def _absolute_line(relative: list[int], first_player: int) -> list[int]:
+    """Mover-relative pits of alternating players to absolute pit indices."""
+    return [pit + 6 * ((first_player + i) % 2) for i, pit in enumerate(relative)]
+
+
+def from_search(position: Position, found: SearchResult) -> Analysis:
+    """Turn a mover-relative :class:`SearchResult` into an :class:`Analysis`."""
+    mover = position.to_move
+    best_score = found.scores[found.best]
+    moves = []
+    for rel, score in found.scores.items():
+        pit = rel + 6 * mover
+        bound = not found.exact_all and rel != found.best and score <= best_score
+        moves.append(MoveValue(pit, move_name(pit), score, found.solved and not bound, bound))
+    best_pit = found.best + 6 * mover
+    # ties: the search's own choice first, so that the line starts with the best move
+    moves.sort(key=lambda m: (-m.score, m.pit != best_pit, m.bound, m.pit))
+    return Analysis(
+        position,
+        moves,
+        _absolute_line(found.pv, mover),
+        found.depth,
+        found.nodes,
+        found.seconds,
+        found.solved,
+        "alpha-beta",
+        {"db_hits": found.db_hits},
+    )
+
+
+def make_searcher(
+    position: Position, database: npt.NDArray[np.uint8] | None = None, db_max: int = -1
+) -> Searcher:
+    """A :class:`Searcher` for an Oware position's rule set."""
+    mode = oware_mode(position)
+    if mode is None:
+        raise ValueError(f"the alpha-beta engine plays Oware, not {position.rules}")
+    return Searcher(database if database_applies(position) else None, db_max, mode=mode)
+
+
+def analyze(
+    position: Position,
+    *,
+    seconds: float | None = 1.0,
+    nodes: int | None = None,
+    database: npt.NDArray[np.uint8] | None = None,
+    db_max: int = -1,
+    searcher: Searcher | None = None,
+    exact_all: bool = True,
+    on_iteration: Callable[[Analysis], None] | None = None,
+) -> Analysis:
+    """Analyse ``position`` for ``seconds`` (or ``nodes``); moves come back best first.
+
+    ``database``/``db_max``: an Abapa endgame database (used only for Abapa).
+    ``searcher`` may be passed to keep its table between calls and to stop it
+    from another thread. ``on_iteration`` sees the analysis after every depth.
+    """
+    if position.is_over:
+        raise ValueError("the game is over: there is nothing to analyse")
+    if oware_mode(position) is None:
+        from core.engine.multiplayer import analyze_paranoid
+
+        return analyze_paranoid(
+            position, seconds=seconds if seconds else 1.0, on_iteration=on_iteration
+        )
+    engine = searcher if searcher is not None else make_searcher(position, database, db_max)
+    mover = position.to_move
+    board = to_relative(position.pits, mover)
+    mine, theirs = position.stores[mover], position.stores[1 - mover]
+
+    def relay(found: SearchResult) -> None:
+        if on_iteration is not None:
+            on_iteration(from_search(position, found))
+
+    found = engine.search(
+        board, mine, theirs, seconds=seconds, nodes=nodes, exact_all=exact_all, on_iteration=relay
+    )
+    result = from_search(position, found)
+    if 0 <= int(board.sum()) <= engine.db_max:
+        result.moves = [
+            replace(m, final=_final_split(engine, board, m.pit - 6 * mover, mine, theirs))
+            for m in result.moves
+        ]
+    return result
+
+
+def _final_split(
+    engine: Searcher, board: npt.NDArray[np.int8], pit: int, mine: int, theirs: int
+) -> tuple[int, int]:
+    """Final score after ``pit`` with best play to the last seed, from the database."""
+    after = np.zeros(12, dtype=np.int8)
+    child = np.zeros(12, dtype=np.int8)
+    play_into(board, pit, after, engine.mode)  # captures are part of the mover's share
+    flip_into(after, child)
+    seeds = int(board.sum())
+    theirs_share = lookup(engine.values, child)  # the opponent moves next
+    return mine + seeds - theirs_share, theirs + theirs_share

@@ -1,0 +1,691 @@
+"""Alpha-beta search for Abapa: iterative deepening, PVS, transposition table.
+
+The compiled part (:func:`negamax`, :func:`search_root`) works on the
+mover-relative boards of :mod:`core.engine.kernel`; :class:`Searcher` drives
+it from Python: iterative deepening under a time or node limit, a stop flag
+another thread may raise, and the endgame database when one is loaded.
+
+Techniques, and why:
+
+* **Negamax with principal variation search**: the first (best-ordered)
+  move gets the full window, the others a null window, re-searched only
+  when they surprise; with good ordering most of the tree is refuted cheaply.
+* **Transposition table** (Zobrist hashing, always-replace): Oware reaches
+  the same board by different move orders all the time; the stored best
+  move is also the first move tried at the next depth. Positions are stored
+  from the mover's side, so South-to-move and the mirrored North-to-move
+  board share an entry, which is sound because the rules are symmetric.
+* **Move ordering**: table move, then captures (largest first), then the two
+  killer moves of the ply, then the history score (moves that caused
+  cut-offs before).
+* **Exact leaves**: a finished game, or a board the endgame database holds,
+  scores its exact result (see :mod:`core.engine.evaluation`).
+* **Solved detection**: table entries remember whether a heuristic guess lies
+  below them, so "solved" (every line searched to its end) is never claimed
+  on the strength of a guess stored by an earlier, shallower search.
+* **Stop flag** checked every 1024 nodes: the time limit (a timer thread)
+  and cancellation (the live worker) both just raise it.
+
+Repetitions are not tracked inside the search (they are rare before the
+endgame, where the database, which does resolve cycles, takes over).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from core.engine._jit import njit, njit_typed
+from core.engine.evaluation import DEFAULT_WEIGHTS, WIN, evaluate, final_score
+from core.engine.kernel import (
+    NO_CAPTURE,
+    NOT_OVER,
+    flip_into,
+    game_end,
+    legal_moves,
+    play_into,
+)
+from core.engine.ranking import CUMULATIVE, rank
+from core.engine.retrograde import OFFSETS
+
+I8 = npt.NDArray[np.int8]
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+
+MAX_PLY = 128
+INF = 1 << 30
+
+# Indices into the ``stats`` array shared between Python and compiled code.
+NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED = 0, 1, 2, 3, 4, 5
+
+# Transposition-table entry flags (bits 0-1), and bit 2: the score rests on a
+# heuristic evaluation somewhere below (so a search using it is not "solved").
+EXACT, LOWER, UPPER, HEURISTIC = 0, 1, 2, 4
+
+
+def zobrist_keys(seed: int = 2002) -> U64:
+    """Random keys: rows 0-11 a pit's count, row 12 the mover's store, row 13 the other's."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(1, 2**63 - 1, size=(14, 200), dtype=np.int64).astype(np.uint64)
+
+
+@njit
+def position_hash(board: I8, mine: int, theirs: int, zob: U64) -> np.uint64:
+    """Zobrist hash of a mover-relative board and the two stores."""
+    h = zob[12, mine] ^ zob[13, theirs]
+    for i in range(12):
+        h ^= zob[i, board[i]]
+    return np.uint64(h)
+
+
+@njit
+def tt_pack(score: int, depth: int, flag: int, move: int) -> int:
+    """One table entry's payload in an int64: score, depth, flag, move."""
+    return ((score + (1 << 31)) << 16) | (depth << 8) | (flag << 4) | (move + 1)
+
+
+#: Types of :func:`negamax`, given explicitly so numba can cache the recursion.
+NEGAMAX_SIGNATURE = (
+    "int64(int8[::1], int64, int64, int64, int64, int64, int64, uint64[::1], int64[::1], "
+    "uint64[:, ::1], uint8[::1], int64, int64[::1], int64[:, :, ::1], int64[::1], int64[::1], "
+    "int8[:, :, ::1], int64[:, ::1], int64[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], "
+    "int64)"
+)
+
+
+@njit_typed(NEGAMAX_SIGNATURE)
+def negamax(
+    board: I8,
+    mine: int,
+    theirs: int,
+    depth: int,
+    alpha: int,
+    beta: int,
+    ply: int,
+    tt_keys: U64,
+    tt_data: I64,
+    zob: U64,
+    values: npt.NDArray[np.uint8],
+    db_max: int,
+    offsets: I64,
+    table: I64,
+    weights: I64,
+    stats: I64,
+    after: I8,
+    taken: I64,
+    moves: I64,
+    child: I8,
+    killers: I64,
+    history: I64,
+    mode: int,
+) -> int:
+    """Score of ``board`` for the mover, searched ``depth`` plies within ``(alpha, beta)``."""
+    stats[NODES] += 1
+    if (stats[NODES] & 1023) == 0 and stats[NODES] >= stats[LIMIT]:
+        stats[STOP] = 1
+    if stats[STOP] != 0:
+        return 0
+    seeds = 0
+    for i in range(12):
+        seeds += board[i]
+    total = seeds + mine + theirs
+    if 2 * mine > total or 2 * theirs > total:  # more than half: the game is decided
+        return final_score(mine, theirs)
+    end = game_end(board, mode)
+    if end != NOT_OVER:
+        return final_score(mine + end, theirs + seeds - end)
+    if seeds <= db_max:
+        v = int(values[offsets[seeds] + rank(board, table)])
+        stats[DB_HITS] += 1
+        return final_score(mine + v, theirs + seeds - v)
+    if depth <= 0 or ply >= MAX_PLY - 1:
+        stats[EVALS] += 1
+        return evaluate(board, mine, theirs, weights)
+
+    guesses_before = stats[EVALS] + stats[TAINTED]
+    h = position_hash(board, mine, theirs, zob)
+    slot = h & np.uint64(tt_keys.shape[0] - 1)
+    tt_move = -1
+    if tt_keys[slot] == h:
+        data = tt_data[slot]
+        tt_move = (data & 15) - 1
+        t_depth = (data >> 8) & 255
+        if t_depth >= depth:
+            t_flag = (data >> 4) & 3
+            t_score = int((data >> 16) - (1 << 31))
+            if (
+                (t_flag == EXACT)
+                or (t_flag == LOWER and t_score >= beta)
+                or (t_flag == UPPER and t_score <= alpha)
+            ):
+                if (data >> 4) & HEURISTIC:
+                    stats[TAINTED] += 1
+                return t_score
+
+    count = legal_moves(board, moves[ply], mode)
+    order = np.empty(6, dtype=np.int64)
+    keys = np.empty(6, dtype=np.int64)
+    for k in range(count):
+        pit = moves[ply, k]
+        taken[ply, k] = play_into(board, pit, after[ply, k], mode)
+        if pit == tt_move:
+            keys[k] = 1 << 40
+        elif taken[ply, k] > 0:
+            keys[k] = (1 << 36) + taken[ply, k]
+        elif pit == killers[ply, 0] or pit == killers[ply, 1]:
+            keys[k] = 1 << 34
+        else:
+            keys[k] = history[pit]
+        order[k] = k
+    for i in range(1, count):  # insertion sort, best key first
+        j = i
+        while j > 0 and keys[order[j]] > keys[order[j - 1]]:
+            order[j], order[j - 1] = order[j - 1], order[j]
+            j -= 1
+
+    original_alpha = alpha
+    best = -INF
+    best_move = -1
+    for i in range(count):
+        k = order[i]
+        flip_into(after[ply, k], child[ply])
+        gain = taken[ply, k]
+        if i == 0:
+            score = -negamax(
+                child[ply],
+                theirs,
+                mine + gain,
+                depth - 1,
+                -beta,
+                -alpha,
+                ply + 1,
+                tt_keys,
+                tt_data,
+                zob,
+                values,
+                db_max,
+                offsets,
+                table,
+                weights,
+                stats,
+                after,
+                taken,
+                moves,
+                child,
+                killers,
+                history,
+                mode,
+            )
+        else:
+            score = -negamax(
+                child[ply],
+                theirs,
+                mine + gain,
+                depth - 1,
+                -alpha - 1,
+                -alpha,
+                ply + 1,
+                tt_keys,
+                tt_data,
+                zob,
+                values,
+                db_max,
+                offsets,
+                table,
+                weights,
+                stats,
+                after,
+                taken,
+                moves,
+                child,
+                killers,
+                history,
+                mode,
+            )
+            if alpha < score < beta and stats[STOP] == 0:
+                score = -negamax(
+                    child[ply],
+                    theirs,
+                    mine + gain,
+                    depth - 1,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    tt_keys,
+                    tt_data,
+                    zob,
+                    values,
+                    db_max,
+                    offsets,
+                    table,
+                    weights,
+                    stats,
+                    after,
+                    taken,
+                    moves,
+                    child,
+                    killers,
+                    history,
+                    mode,
+                )
+        if stats[STOP] != 0:
+            return 0
+        if score > best:
+            best = score
+            best_move = moves[ply, k]
+        if score > alpha:
+            alpha = score
+        if alpha >= beta:
+            if gain == 0:
+                if killers[ply, 0] != best_move:
+                    killers[ply, 1] = killers[ply, 0]
+                    killers[ply, 0] = best_move
+                history[best_move] += depth * depth
+            break
+
+    flag = EXACT
+    if best <= original_alpha:
+        flag = UPPER
+    elif best >= beta:
+        flag = LOWER
+    if stats[EVALS] + stats[TAINTED] > guesses_before:
+        flag |= HEURISTIC
+    tt_keys[slot] = h
+    tt_data[slot] = tt_pack(best, min(depth, 255), flag, best_move)
+    return best
+
+
+@njit
+def search_root(
+    board: I8,
+    mine: int,
+    theirs: int,
+    depth: int,
+    root_moves: I64,
+    exact_all: bool,
+    scores: I64,
+    tt_keys: U64,
+    tt_data: I64,
+    zob: U64,
+    values: npt.NDArray[np.uint8],
+    db_max: int,
+    offsets: I64,
+    table: I64,
+    weights: I64,
+    stats: I64,
+    mode: int,
+) -> bool:
+    """Score every move of ``root_moves`` at ``depth`` into ``scores``; False if stopped.
+
+    With ``exact_all`` every move gets its exact score (for analysis); without,
+    moves after the first are only proven worse (their score is an upper
+    bound), which is faster and all a player needs.
+    """
+    after = np.zeros((MAX_PLY, 6, 12), dtype=np.int8)
+    taken = np.zeros((MAX_PLY, 6), dtype=np.int64)
+    moves = np.zeros((MAX_PLY, 6), dtype=np.int64)
+    child = np.zeros((MAX_PLY, 12), dtype=np.int8)
+    killers = np.full((MAX_PLY, 2), -1, dtype=np.int64)
+    history = np.zeros(6, dtype=np.int64)
+    first_after = np.zeros(12, dtype=np.int8)
+    first_child = np.zeros(12, dtype=np.int8)
+    alpha = -INF
+    for i in range(root_moves.shape[0]):
+        gain = play_into(board, root_moves[i], first_after, mode)
+        flip_into(first_after, first_child)
+        lo = -INF if (exact_all or i == 0) else alpha
+        hi = INF if (exact_all or i == 0) else alpha + 1
+        score = -negamax(
+            first_child,
+            theirs,
+            mine + gain,
+            depth - 1,
+            -hi,
+            -lo,
+            1,
+            tt_keys,
+            tt_data,
+            zob,
+            values,
+            db_max,
+            offsets,
+            table,
+            weights,
+            stats,
+            after,
+            taken,
+            moves,
+            child,
+            killers,
+            history,
+            mode,
+        )
+        if not exact_all and i > 0 and score > alpha and stats[STOP] == 0:
+            score = -negamax(
+                first_child,
+                theirs,
+                mine + gain,
+                depth - 1,
+                -INF,
+                -alpha,
+                1,
+                tt_keys,
+                tt_data,
+                zob,
+                values,
+                db_max,
+                offsets,
+                table,
+                weights,
+                stats,
+                after,
+                taken,
+                moves,
+                child,
+                killers,
+                history,
+                mode,
+            )
+        if stats[STOP] != 0:
+            return False
+        scores[i] = score
+        if score > alpha:
+            alpha = score
+    return True
+
+
+@njit
+def principal_variation(
+    board: I8,
+    mine: int,
+    theirs: int,
+    first: int,
+    tt_keys: U64,
+    tt_data: I64,
+    zob: U64,
+    out: I64,
+    mode: int,
+) -> int:
+    """Follow table moves from ``board`` after playing ``first``; return the PV length.
+
+    ``out`` receives mover-relative pits (0-5) of each side in turn.
+    """
+    cur = board.copy()
+    after = np.zeros(12, dtype=np.int8)
+    moves = np.zeros(6, dtype=np.int64)
+    length = 0
+    pit = first
+    while length < out.shape[0]:
+        out[length] = pit
+        length += 1
+        gain = play_into(cur, pit, after, mode)
+        flip_into(after, cur)
+        mine, theirs = theirs, mine + gain
+        count = legal_moves(cur, moves, mode)
+        if count == 0:
+            break
+        h = position_hash(cur, mine, theirs, zob)
+        slot = h & np.uint64(tt_keys.shape[0] - 1)
+        if tt_keys[slot] != h:
+            break
+        pit = (tt_data[slot] & 15) - 1
+        legal = False
+        for k in range(count):
+            if moves[k] == pit:
+                legal = True
+        if not legal:
+            break
+    return length
+
+
+_warm = False
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the search before any clock starts.
+
+    The first compilation takes about ten seconds; later processes load it
+    from the on-disk cache in about a second.
+    """
+    global _warm
+    if _warm:
+        return
+    board = np.full(12, 4, dtype=np.int8)
+    stats = np.zeros(8, dtype=np.int64)
+    stats[LIMIT] = 1 << 62
+    search_root(
+        board,
+        0,
+        0,
+        2,
+        np.arange(6, dtype=np.int64),
+        True,
+        np.zeros(6, np.int64),
+        np.zeros(2, np.uint64),
+        np.zeros(2, np.int64),
+        zobrist_keys(),
+        np.zeros(1, np.uint8),
+        -1,
+        OFFSETS,
+        CUMULATIVE,
+        DEFAULT_WEIGHTS,
+        stats,
+        NO_CAPTURE,
+    )
+    principal_variation(
+        board,
+        0,
+        0,
+        0,
+        np.zeros(2, np.uint64),
+        np.zeros(2, np.int64),
+        zobrist_keys(),
+        np.zeros(4, np.int64),
+        NO_CAPTURE,
+    )
+    _warm = True
+
+
+@dataclass
+class SearchResult:
+    """What one search found, in mover-relative pits (0-5 for the side to move)."""
+
+    best: int
+    scores: dict[int, int]
+    """Score of each legal move (centi-seeds, see :mod:`core.engine.evaluation`)."""
+    exact_all: bool
+    """Every score is exact at ``depth`` (else only the best is; others are upper bounds)."""
+    depth: int
+    nodes: int
+    seconds: float
+    pv: list[int] = field(default_factory=list)
+    """Best line, each side's pits 0-5 relative to the side playing it."""
+    solved: bool = False
+    """No leaf of the last search was a heuristic guess: the scores are the game's values."""
+    db_hits: int = 0
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class Searcher:
+    """Iterative deepening over the compiled search, with a reusable table.
+
+    ``values`` is an endgame database (flat array from
+    :mod:`core.engine.retrograde` or ``companion.endgame_store.load``) and
+    ``db_max`` its highest layer; without one the search plays on to the end.
+    Thread-safety: one search at a time per Searcher; :meth:`stop` may be
+    called from any thread.
+    """
+
+    def __init__(
+        self,
+        values: npt.NDArray[np.uint8] | None = None,
+        db_max: int = -1,
+        tt_bits: int = 20,
+        weights: I64 | None = None,
+        mode: int = NO_CAPTURE,
+    ) -> None:
+        self.mode = mode
+        # the databases hold Abapa values: other grand-slam rules must not use them
+        usable = values is not None and mode == NO_CAPTURE
+        self.values = values if values is not None and usable else np.zeros(1, dtype=np.uint8)
+        self.db_max = db_max if usable else -1
+        self.weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, np.int64)
+        self.tt_keys = np.zeros(1 << tt_bits, dtype=np.uint64)
+        self.tt_data = np.zeros(1 << tt_bits, dtype=np.int64)
+        self.zob = zobrist_keys()
+        self.stats = np.zeros(8, dtype=np.int64)
+
+    def clear(self) -> None:
+        """Forget the transposition table (a new game)."""
+        self.tt_keys[:] = 0
+
+    def stop(self) -> None:
+        """Ask the running search to stop soon (within about a thousand nodes)."""
+        self.stats[STOP] = 1
+
+    def search(
+        self,
+        board: I8,
+        mine: int = 0,
+        theirs: int = 0,
+        *,
+        seconds: float | None = None,
+        nodes: int | None = None,
+        max_depth: int = 60,
+        exact_all: bool = True,
+        on_iteration: Callable[[SearchResult], None] | None = None,
+    ) -> SearchResult:
+        """Search a mover-relative ``board`` until a limit; return the deepest finished result.
+
+        ``on_iteration`` (a callable taking a :class:`SearchResult`) is called
+        after each completed depth. Depth 1 always completes, whatever the limit.
+        """
+        board = np.ascontiguousarray(board, dtype=np.int8)
+        warm_up()
+        started = time.perf_counter()
+        moves_buf = np.zeros(6, dtype=np.int64)
+        count = legal_moves(board, moves_buf, self.mode)
+        if count == 0:
+            raise ValueError("the game is over: there is no move to search")
+        order = [int(m) for m in moves_buf[:count]]
+        self.stats[:] = 0
+        self.stats[LIMIT] = 1 << 62
+        timers: list[threading.Timer] = []
+        try:
+            return self._deepen(
+                board,
+                mine,
+                theirs,
+                order,
+                started,
+                seconds,
+                nodes,
+                max_depth,
+                exact_all,
+                on_iteration,
+                timers,
+            )
+        finally:  # also when on_iteration raises (the live worker cancels that way)
+            for timer in timers:
+                timer.cancel()
+
+    def _deepen(
+        self,
+        board: I8,
+        mine: int,
+        theirs: int,
+        order: list[int],
+        started: float,
+        seconds: float | None,
+        nodes: int | None,
+        max_depth: int,
+        exact_all: bool,
+        on_iteration: Callable[[SearchResult], None] | None,
+        timers: list[threading.Timer],
+    ) -> SearchResult:
+        """The iterative-deepening loop of :meth:`search` (timers go in ``timers``)."""
+        result: SearchResult | None = None
+        total_nodes = 0
+        for depth in range(1, max_depth + 1):
+            self.stats[NODES] = 0
+            self.stats[EVALS] = 0
+            self.stats[TAINTED] = 0
+            self.stats[DB_HITS] = 0
+            if result is not None:
+                self.stats[LIMIT] = max(nodes - total_nodes, 1) if nodes else 1 << 62
+                if seconds is not None and not timers:
+                    remaining = seconds - (time.perf_counter() - started)
+                    if remaining <= 0:
+                        break
+                    timer = threading.Timer(remaining, self.stop)
+                    timer.daemon = True
+                    timer.start()
+                    timers.append(timer)
+                if self.stats[STOP]:
+                    break
+            root = np.array(order, dtype=np.int64)
+            scores = np.zeros(len(order), dtype=np.int64)
+            finished = search_root(
+                board,
+                mine,
+                theirs,
+                depth,
+                root,
+                exact_all,
+                scores,
+                self.tt_keys,
+                self.tt_data,
+                self.zob,
+                self.values,
+                self.db_max,
+                OFFSETS,
+                CUMULATIVE,
+                self.weights,
+                self.stats,
+                self.mode,
+            )
+            total_nodes += int(self.stats[NODES])
+            if not finished and result is not None:
+                break
+            by_move = {order[i]: int(scores[i]) for i in range(len(order))}
+            best = max(order, key=lambda m: by_move[m])
+            pv_buf = np.zeros(min(depth, 40), dtype=np.int64)
+            length = principal_variation(
+                board, mine, theirs, best, self.tt_keys, self.tt_data, self.zob, pv_buf, self.mode
+            )
+            result = SearchResult(
+                best=best,
+                scores=by_move,
+                exact_all=exact_all,
+                depth=depth,
+                nodes=total_nodes,
+                seconds=time.perf_counter() - started,
+                pv=[int(p) for p in pv_buf[:length]],
+                solved=bool(self.stats[EVALS] == 0 and self.stats[TAINTED] == 0 and finished),
+                db_hits=int(self.stats[DB_HITS]),
+            )
+            if on_iteration is not None:
+                on_iteration(result)
+            if result.solved or not finished:
+                break
+            # best first next time: the table then proves the others worse quickly
+            order.sort(key=lambda m: -by_move[m])
+        assert result is not None
+        return result
+
+
+def describe_score(score: int) -> str:
+    """A score in words: ``win by 4``, ``draw``, ``+1.3 seeds``."""
+    if score >= WIN:
+        return f"win by {(score - WIN) // 100}"
+    if score <= -WIN:
+        return f"loss by {(-score - WIN) // 100}"
+    return f"{score / 100:+.1f} seeds"

@@ -1,0 +1,84 @@
+"""How well a candidate board explains an observation: per-pit log-likelihoods.
+
+A reading is turned into a table ``logl[pit, count]`` once per observation, so
+that scoring hundreds of candidate boards is one numpy gather. The model is
+deliberately forgiving: a source that says "exactly 7" is right most of the
+time, off by one now and then (crowded pits), and rarely further off; a
+probability vector is trusted but mixed with a little of its neighbours and a
+floor, so that one over-confident pit cannot veto the rules prior.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from core.observation import PitReading
+
+#: P(an exact reading equals the true count), P(off by one), P(further off). A source that
+#: reports an exact count claims certainty; being off by one costs about as much as a
+#: probability vector that gave the true count 1 in 10,000.
+EXACT_RIGHT = 0.999
+EXACT_OFF_BY_ONE = 1e-4
+FLOOR = 1e-6
+#: How much a probability vector's mass leaks to the neighbouring counts.
+VECTOR_LEAK = 0.02
+#: The least probability a vector reading gives any count.
+VECTOR_FLOOR = 1e-4
+
+LOG_OFF_BY_ONE = math.log(EXACT_OFF_BY_ONE)
+
+
+def log_likelihood_table(
+    readings: tuple[PitReading, ...], max_count: int
+) -> npt.NDArray[np.float64]:
+    """``table[i, c]`` = log P(reading of pit i | pit i holds c), for c in 0 … max_count."""
+    n = len(readings)
+    table = np.zeros((n, max_count + 1), dtype=np.float64)
+    counts = np.arange(max_count + 1)
+    for i, r in enumerate(readings):
+        if r is None:
+            continue  # unseen: every count equally likely (row of zeros)
+        if isinstance(r, int):
+            dist = np.abs(counts - r)
+            row = np.where(dist == 0, EXACT_RIGHT, np.where(dist == 1, EXACT_OFF_BY_ONE, FLOOR))
+        else:
+            v = np.zeros(max_count + 3)
+            m = min(len(r), max_count + 1)
+            v[1 : m + 1] = r[:m]
+            centre = v[1:-1]
+            row = (1 - 2 * VECTOR_LEAK) * centre + VECTOR_LEAK * (v[:-2] + v[2:]) + VECTOR_FLOOR
+        table[i] = np.log(row)
+    return table
+
+
+def score_boards(
+    table: npt.NDArray[np.float64], boards: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """Total log-likelihood of each candidate board (rows of ``boards``)."""
+    clipped = np.minimum(boards, table.shape[1] - 1)
+    total: npt.NDArray[np.float64] = table[np.arange(table.shape[0]), clipped].sum(axis=1)
+    return total
+
+
+def best_counts(readings: tuple[PitReading, ...]) -> tuple[int | None, ...]:
+    """The most likely count of each pit (None where unseen)."""
+    out: list[int | None] = []
+    for r in readings:
+        if r is None or isinstance(r, int):
+            out.append(r)
+        else:
+            out.append(max(range(len(r)), key=r.__getitem__))
+    return tuple(out)
+
+
+def confident(readings: tuple[PitReading, ...], threshold: float = 0.6) -> bool:
+    """Whether every pit is seen and its most likely count holds at least ``threshold``."""
+    for r in readings:
+        if r is None:
+            return False
+        if not isinstance(r, int) and max(r) < threshold:
+            return False
+    return True
