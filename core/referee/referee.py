@@ -711,7 +711,7 @@ class Referee:
                 position=previous.to_json(),
                 text=f"{what}; position {previous.to_text()}",
             )
-        ] + self._redecide()
+        ]  # not re-judged on the last reading: the players now put the board back
 
     def confirm(
         self, t: float, *, pit: Any = None, count: Any = None, move: Any = None

@@ -187,6 +187,8 @@ def render_game(
         session.moves.append(pit)
         pos = after
         r.settle(pos.pits)
+    for _ in range(3):  # the source keeps watching the final board for a moment
+        r.frame(pos.pits, True)
     session.observations = r.out
     session.final = pos
     return session
@@ -222,7 +224,19 @@ def _inject_before(r: _Renderer, pos: Position, pit: int, kind: str, index: int)
     limit = min(n, out.relay_steps[0] if out.relay_steps else n)
     path: list[int]
     if kind == "skip":
-        choices = [i for i in range(limit) if ring[i % size] >= 0 and ring[(i + 1) % size] >= 0]
+        nxt = (pos.to_move + 1) % rules.players
+
+        def aliased(i: int) -> bool:
+            # Skipping the last pit when it was empty and the next player's looks exactly
+            # like the move done and the next player sowing that lone seed one pit on.
+            meant = ring[i % size]
+            return i == n - 1 and board[meant] == 0 and rules.owner(meant) == nxt
+
+        choices = [
+            i
+            for i in range(limit)
+            if ring[i % size] >= 0 and ring[(i + 1) % size] >= 0 and not aliased(i)
+        ]
         if not choices:
             return None
         i = r.rng.choice(choices)

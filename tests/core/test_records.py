@@ -34,8 +34,8 @@ def test_written_ogn_has_standard_tags_in_order_and_captures() -> None:
     text = rec.to_ogn()
     lines = text.splitlines()
     assert lines[0] == '[Variant "abapa"]'
-    assert lines.index('[South "Ama"]') < lines.index('[North "Kofi"]') < lines.index(
-        '[Result "*"]'
+    assert (
+        lines.index('[South "Ama"]') < lines.index('[North "Kofi"]') < lines.index('[Result "*"]')
     )
     assert '[FEN "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"]' in lines
     assert text.rstrip().endswith("1... f+5 *")
