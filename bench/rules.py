@@ -28,7 +28,7 @@ def playout_rate(rules: str, options: dict[str, object], seconds: float, seed: i
     rng = random.Random(seed)
     choice = rng.choice
     moves = 0
-    start = Position.initial(rules, **options)  # type: ignore[arg-type]
+    start = Position.initial(rules, **options)
     t0 = time.perf_counter()
     deadline = t0 + seconds
     while time.perf_counter() < deadline:
@@ -47,7 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     ap.add_argument("--runs", type=int, default=5, help="runs per rule set (median reported)")
     args = ap.parse_args(argv)
-    cases = [("abapa", {}, "Abapa Oware"), ("universal", {"players": 4}, "universal, 4 players")]
+    cases: list[tuple[str, dict[str, object], str]] = [
+        ("abapa", {}, "Abapa Oware"),
+        ("universal", {"players": 4}, "universal, 4 players"),
+    ]
     for rules, options, label in cases:
         rates = [playout_rate(rules, options, args.seconds, seed) for seed in range(args.runs)]
         print(f"{label:24s} median {statistics.median(rates):10,.0f} moves/s "

@@ -6,7 +6,7 @@ import argparse
 import json
 import textwrap
 
-from core.rules import PRESETS, get_rules
+from core.rules import PRESETS, RuleSet, get_rules
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +39,7 @@ def rules_text() -> str:
         lines.append(f"  {name}")
         lines.extend(textwrap.wrap(preset.text, 76, initial_indent="      ",
                                    subsequent_indent="      "))
-    families = {}
+    families: dict[str, type[RuleSet]] = {}
     for name in PRESETS:
         rules = get_rules(name)
         families.setdefault(rules.family, type(rules))

@@ -37,6 +37,7 @@ import numpy as np
 from core.errors import IllegalMoveError, InvalidPositionError, RulesError
 from core.observation import Observation, ObservationError, PitReading
 from core.position import MoveOutcome, Position
+from core.records import GameRecord
 from core.referee.events import Event
 from core.referee.hypotheses import (
     AHEAD_PRIOR,
@@ -776,6 +777,20 @@ class Referee:
         return self._decide(obs)
 
     # -- views -------------------------------------------------------------
+    def record(self, tags: Mapping[str, str] | None = None) -> GameRecord:
+        """The game as a record, from the last position the rules cannot reach by moves
+        alone (the start, a position set by hand, a missed capture's board) to now."""
+        start, moves, declared = self.start, [], False
+        afters = [before for before, _ in self._history[1:]] + [self.position]
+        for (_, out), after in zip(self._history, afters, strict=True):
+            if out is not None and after == out.position:
+                moves.append(out.pit)
+            elif out is None and after.ending is not None and after.ending.reason == "declared":
+                declared = True
+            else:
+                start, moves, declared = after, [], False
+        return GameRecord(start, moves, dict(tags or {}), declared_end=declared)
+
     def state(self) -> dict[str, Any]:
         """The whole game as JSON, for a dashboard connecting mid-game."""
         rules = self.position.ruleset

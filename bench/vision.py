@@ -1,0 +1,263 @@
+"""Benchmark of the vision package: seed counting on labelled pit images, and the full
+pipeline on a rendered game video.
+
+Counting (a folder laid out as ``<count>/<image>.png``)::
+
+    python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
+        [--adapt DIR2] [--adapt-per-count N] [--split held_out|all] [--from-scratch]
+
+Evaluates on the held-out split of DIR (file-name hash, see
+:mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
+the user's calibration step: the learned counter is adapted to the
+*training* split of DIR2 (at most N images per count), never to held-out
+images. Prints exact accuracy per count and overall, accuracy within one
+seed, mean log-likelihood of the true count, how often the true count lies in
+the smallest 95 % set of the belief, and images per second (median of runs).
+
+Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
+
+    python bench/vision.py --video DIR/game.avi      # DIR holds game.json, empty.png, start.png
+    python bench/vision.py --render DIR [--moves 12] [--seed 0]   # render one first
+
+Prints frames per second of the whole per-frame pipeline on one core (median
+over frames) at the video's size, and the fraction of the game's moves the
+referee recognised from the observations.
+"""
+
+from __future__ import annotations
+
+import os
+
+# One core: the goal is stated per core, and the machine is shared.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.counter import Counter, credible_set
+from vision.dataset import Example, load_folder, per_count_subset
+
+
+def bench_dataset(args: argparse.Namespace) -> int:
+    """Counting figures on a labelled folder."""
+    examples = load_folder(args.dataset, args.split)
+    if not examples:
+        print(f"no images in {args.dataset} (split {args.split})")
+        return 1
+    counter = Counter.builtin()
+    label = "built-in (rendered pits only)"
+    if args.adapt is not None:
+        pool = load_folder(args.adapt, "train")
+        chosen = per_count_subset(pool, args.adapt_per_count)
+        held = {e.path.name for e in examples}
+        chosen = [e for e in chosen if e.path.name not in held]  # never train on what we score
+        start = time.perf_counter()
+        if args.from_scratch:
+            from vision.model import MLP
+
+            base = Counter(MLP.fit(np.zeros((2, _feature_size())), np.array([0, 1]), 2, steps=1))
+            counter = _scratch(chosen, base)
+            label = "trained from scratch on"
+        else:
+            counter = counter.adapt([e.image for e in chosen], [e.count for e in chosen])
+            label = "built-in, adapted to"
+        took = time.perf_counter() - start
+        label += f" {len(chosen)} images of {args.adapt} (train split) in {took:.1f} s"
+    print(f"counter: {label}")
+    print(f"evaluated on: {args.dataset} split={args.split}, {len(examples)} images")
+    beliefs = counter.beliefs([e.image for e in examples])
+    truth = np.array([e.count for e in examples])
+    report(beliefs, truth)
+    # Speed: median of repeated runs over the whole set (features + model + belief shaping).
+    times = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        counter.beliefs([e.image for e in examples])
+        times.append(time.perf_counter() - start)
+    print(
+        f"images per second (median of {args.repeat}): "
+        f"{len(examples) / statistics.median(times):.0f}"
+    )
+    return 0
+
+
+def _feature_size() -> int:
+    from vision.features import FEATURE_SIZE
+
+    return FEATURE_SIZE
+
+
+def _scratch(chosen: list[Example], base: Counter) -> Counter:
+    """A counter trained only on the given images (no rendered prior)."""
+    from vision.counter import augment
+    from vision.features import features_of
+    from vision.model import MLP, fit_temperature
+
+    ys = np.array([e.count for e in chosen])
+    feats = np.stack([features_of(augment(e.image)) for e in chosen])
+    n, k, f = feats.shape
+    back = np.arange(n) % 5 == 4
+    classes = int(ys.max()) + 1
+    trial = MLP.fit(
+        feats[~back].reshape(-1, f), np.repeat(ys[~back], k), classes, hidden=64, l2=1e-2, steps=500
+    )
+    temp = fit_temperature(trial, feats[back].reshape(-1, f), np.repeat(ys[back], k))
+    model = MLP.fit(feats.reshape(-1, f), np.repeat(ys, k), classes, hidden=64, l2=1e-2, steps=500)
+    model.temperature = temp
+    del base
+    return Counter(model, "adapted")
+
+
+def report(beliefs: np.ndarray, truth: np.ndarray) -> None:
+    """Print the counting figures and which goals are met."""
+    pred = beliefs.argmax(axis=1)
+    p_true = beliefs[np.arange(len(truth)), truth]
+    inside = np.array([t in credible_set(b, 0.95) for b, t in zip(beliefs, truth, strict=True)])
+    sizes = np.array([len(credible_set(b, 0.95)) for b in beliefs])
+    print("count   n   exact   within-1   in-95%-set")
+    for c in sorted(set(truth.tolist())):
+        m = truth == c
+        print(
+            f"{c:5d} {m.sum():3d}   {np.mean(pred[m] == c):5.1%}    "
+            f"{np.mean(np.abs(pred[m] - c) <= 1):5.1%}"
+            f"     {np.mean(inside[m]):5.1%}"
+        )
+    low = truth <= 5
+    exact_low = float(np.mean(pred[low] == truth[low])) if low.any() else float("nan")
+    exact_all = float(np.mean(pred == truth))
+    coverage = float(np.mean(inside))
+    print(f"overall exact: {exact_all:.1%}   exact 0-5: {exact_low:.1%}")
+    print(f"within one seed: {np.mean(np.abs(pred - truth) <= 1):.1%}")
+    print(f"mean log-likelihood of the true count: {np.mean(np.log(p_true + 1e-12)):.3f}")
+    print(f"true count inside the 95% set: {coverage:.1%} (mean set size {np.mean(sizes):.2f})")
+    print("goals: exact 0-5 >= 99%: " + ("met" if exact_low >= 0.99 else "NOT met"))
+    print("       exact 0-9 >= 95%: " + ("met" if exact_all >= 0.95 else "NOT met"))
+    print("       95% set coverage >= 95%: " + ("met" if coverage >= 0.95 else "NOT met"))
+
+
+def bench_video(video: Path, referee_defaults: bool) -> int:
+    """Full pipeline on a rendered game: fps on one core and moves recognised."""
+    from core import Position
+    from core.referee import Referee
+    from vision.calibrate import PositionLearner, locate, teach
+    from vision.pipeline import CAMERA_REFEREE, BoardReader, counter_for
+
+    cv2.setNumThreads(1)
+    folder = video.parent
+    truth = json.loads((folder / "game.json").read_text(encoding="utf-8"))
+    empty = np.asarray(cv2.imread(str(folder / "empty.png")), np.uint8)
+    start = np.asarray(cv2.imread(str(folder / "start.png")), np.uint8)
+    calibration = locate(empty)
+    calibration = teach(calibration, [(empty, [0] * 12), (start, [4] * 12)])
+    reader = BoardReader(calibration, counter_for(calibration))
+    learner = PositionLearner(reader.counter)
+    start_position = Position.initial(truth["rules"])
+    settings: dict[str, float] = {} if referee_defaults else dict(CAMERA_REFEREE)
+    referee = Referee(start_position, **settings)
+    cap = cv2.VideoCapture(str(video))
+    times: list[float] = []
+    with_decode: list[float] = []
+    found: list[int] = []
+    frame_no = 0
+    size = None
+    while True:
+        decode_t = time.perf_counter()
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frame_no += 1
+        size = frame.shape[1], frame.shape[0]
+        start_t = time.perf_counter()
+        obs = reader.process(np.asarray(frame, np.uint8), frame_no / float(truth["fps"]))
+        times.append(time.perf_counter() - start_t)
+        with_decode.append(time.perf_counter() - decode_t)
+        for event in referee.observe(obs):
+            if event.type == "move":
+                found.append(int(event.to_json()["pit"]))
+                if reader.last_stable_crops is not None:
+                    refit = learner.add(reader.last_stable_crops, referee.position.pits)
+                    if refit is not None:
+                        reader.counter = refit
+    cap.release()
+    moves = [int(m) for m in truth["moves"]]
+    matched = _lcs(found, moves)
+    print(f"video: {video} ({frame_no} frames, {size[0]}x{size[1]})" if size else f"video: {video}")
+    print(f"board found by: {calibration.method}; referee settings: {settings or 'its defaults'}")
+    print(f"pipeline frames per second on one core (median): {1.0 / statistics.median(times):.0f}")
+    print(f"pipeline frames per second on one core (mean): {len(times) / sum(times):.0f}")
+    print(
+        "with video decoding (MJPEG 1280x720), median: "
+        f"{1.0 / statistics.median(with_decode):.0f}, mean: {len(times) / sum(with_decode):.0f}"
+    )
+    print(
+        "pipeline frames per second, slowest 5% of frames: "
+        f"{1.0 / float(np.percentile(times, 95)):.0f}"
+    )
+    print(f"moves recognised: {matched}/{len(moves)} = {matched / max(1, len(moves)):.0%}")
+    print(f"  truth:    {moves}\n  referee:  {found}")
+    print(
+        "goals: >= 30 fps: "
+        + ("met" if 1.0 / statistics.median(times) >= 30 else "NOT met")
+        + "; every move: "
+        + ("met" if found == moves else "NOT met")
+    )
+    return 0
+
+
+def _lcs(a: list[int], b: list[int]) -> int:
+    """Length of the longest common subsequence (moves recognised, in order)."""
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            table[i + 1][j + 1] = (
+                table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+            )
+    return table[-1][-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="vision benchmark (see the module docstring)")
+    parser.add_argument("--dataset", type=Path)
+    parser.add_argument("--adapt", type=Path)
+    parser.add_argument("--adapt-per-count", type=int, default=0, help="0 = all")
+    parser.add_argument("--split", choices=["held_out", "all"], default="held_out")
+    parser.add_argument("--from-scratch", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--video", type=Path)
+    parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")
+    parser.add_argument("--moves", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--referee-defaults",
+        action="store_true",
+        help="use the referee's own defaults instead of vision.pipeline.CAMERA_REFEREE",
+    )
+    args = parser.parse_args(argv)
+    if args.dataset is not None:
+        if not args.dataset.is_dir():
+            print(f"dataset folder not found: {args.dataset}")
+            return 1
+        return bench_dataset(args)
+    if args.render is not None:
+        from vision.synth_game import render_session
+
+        session = render_session(args.render, n_moves=args.moves, seed=args.seed)
+        args.video = session.video
+    if args.video is not None:
+        return bench_video(args.video, args.referee_defaults)
+    parser.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

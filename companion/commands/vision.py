@@ -1,0 +1,204 @@
+"""Camera commands: `oware-companion count` and the camera half of `calibrate`.
+
+``oware-companion count IMAGE --calibration FILE [--json]`` reads one photo
+of the board and prints, per pit, the most likely count, the confidence and
+the smallest set of counts that holds 95 % of the belief.
+
+``calibrate_camera(args)`` is what ``oware-companion calibrate --source
+camera://0`` runs: it finds the board in the camera's view (markers, else
+the pit grid, else the corners given with ``--corners``), then, unless told
+not to, asks for the empty board and the start position (4 seeds per pit)
+and adapts the counter to them. Frames can also come from image files
+(``--empty IMAGE --start IMAGE``), which is how the tests drive it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+# OpenCV and the vision package are imported inside the handlers: they are the
+# optional "vision" extra, and `oware-companion --help` must work without them.
+
+Image = npt.NDArray[Any]
+"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `count` subcommand."""
+    p = subparsers.add_parser(
+        "count",
+        help="count the seeds in each pit of a photo of the board",
+        description="Count the seeds in each pit of one photo, with confidence.",
+    )
+    p.add_argument("image", type=Path, help="photo of the board (PNG, JPEG, ...)")
+    p.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        help="calibration JSON from `oware-companion calibrate` (default: find the board)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=count_command)
+
+
+def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
+    """Optional camera-calibration arguments the `calibrate` command may add."""
+    parser.add_argument(
+        "--corners", default=None, help='manual corners "x,y x,y x,y x,y" (NW NE SE SW)'
+    )
+    parser.add_argument("--empty", type=Path, default=None, help="photo of the empty board")
+    parser.add_argument(
+        "--start", type=Path, default=None, help="photo of the start position (4 per pit)"
+    )
+    parser.add_argument("--no-teach", action="store_true", help="only locate the board")
+    parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
+
+
+def default_calibration_path() -> Path:
+    """Where the calibration goes when ``--out`` is not given (the user's config dir)."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("oware-companion")) / "camera-calibration.json"
+
+
+def count_command(args: argparse.Namespace) -> int:
+    """Handler of `count`: exit code 0, 1 (cannot read), 2 (bad calibration/board not found)."""
+    import cv2
+
+    from vision.calibrate import locate
+    from vision.calibration import Calibration, CalibrationError
+    from vision.pipeline import counter_for
+
+    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if frame is None:
+        print(f"error: cannot read image {args.image}", file=sys.stderr)
+        return 1
+    try:
+        if args.calibration is not None:
+            calibration = Calibration.load(args.calibration)
+        else:
+            calibration = locate(np.asarray(frame, np.uint8))
+        counter = counter_for(calibration)
+    except (CalibrationError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    view = calibration.rectify(np.asarray(frame, np.uint8))
+    crops = calibration.pit_crops(view)
+    beliefs = counter.beliefs(crops, list(range(len(crops))))
+    result = count_report(beliefs)
+    if args.json:
+        print(json.dumps({"image": str(args.image), "method": calibration.method, "pits": result}))
+        return 0
+    from core.notation import move_name
+
+    print(f"{args.image}  (board found by: {calibration.method}; counter: {counter.source})")
+    for row in result:
+        likely = ", ".join(str(c) for c in row["credible_95"])
+        print(
+            f"  pit {move_name(row['pit']):>1} ({row['pit']:2d}): {row['count']:2d} seeds  "
+            f"confidence {row['confidence']:.0%}  95% set {{{likely}}}"
+        )
+    return 0
+
+
+def count_report(beliefs: npt.NDArray[np.float64]) -> list[dict[str, Any]]:
+    """Per pit: most likely count, its probability, the 95 % set and the belief vector."""
+    from vision.counter import credible_set
+
+    out = []
+    for pit, belief in enumerate(beliefs):
+        best = int(np.argmax(belief))
+        last = int(np.max(np.nonzero(belief > 1e-4)[0])) + 1
+        out.append(
+            {
+                "pit": pit,
+                "count": best,
+                "confidence": round(float(belief[best]), 4),
+                "credible_95": credible_set(belief, 0.95),
+                "belief": [round(float(v), 5) for v in belief[:last]],
+            }
+        )
+    return out
+
+
+def _grab(url: str, frames: int = 5, timeout: float = 10.0) -> Image:
+    """A frame from a camera URL (the last of a few, once auto-exposure settled)."""
+    import cv2
+
+    from vision.source import parse_url
+
+    target = parse_url(url).target
+    cap = cv2.VideoCapture(target) if isinstance(target, str) else cv2.VideoCapture(int(target))
+    try:
+        if not cap.isOpened():
+            raise OSError(f"cannot open {url}")
+        frame = None
+        end = time.monotonic() + timeout
+        got = 0
+        while got < frames and time.monotonic() < end:
+            ok, img = cap.read()
+            if ok and img is not None:
+                frame = img
+                got += 1
+        if frame is None:
+            raise OSError(f"no frame from {url}")
+        return np.asarray(frame, np.uint8)
+    finally:
+        cap.release()
+
+
+def _read(path: Path) -> Image:
+    import cv2
+
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise OSError(f"cannot read image {path}")
+    return np.asarray(img, np.uint8)
+
+
+def calibrate_camera(args: argparse.Namespace) -> int:
+    """`calibrate --source camera://N`: locate the board, teach the counter, save JSON."""
+    from vision.calibrate import locate, teach
+    from vision.calibration import CalibrationError, parse_corners
+    from vision.source import SourceError
+
+    out = Path(args.out) if getattr(args, "out", None) else default_calibration_path()
+    corners_text = getattr(args, "corners", None)
+    empty_path = getattr(args, "empty", None)
+    start_path = getattr(args, "start", None)
+    no_teach = bool(getattr(args, "no_teach", False))
+    interactive = not getattr(args, "yes", False) and sys.stdin.isatty()
+    try:
+
+        def frame_for(step: str, path: Path | None) -> Image:
+            if path is not None:
+                return _read(path)
+            if interactive:
+                input(f"{step}, then press Enter ...")
+            return _grab(args.source)
+
+        corners = parse_corners(corners_text) if corners_text else None
+        empty = frame_for("Clear the board (all pits empty)", empty_path) if not no_teach else None
+        first = empty if empty is not None else frame_for("Show the board to the camera", None)
+        calibration = locate(first, corners)
+        print(f"board found ({calibration.method}); corners NW NE SE SW: {calibration.corners}")
+        if not no_teach and empty is not None:
+            start = frame_for("Set up the start position (4 seeds in every pit)", start_path)
+            pits = calibration.layout.pits
+            calibration = teach(calibration, [(empty, [0] * pits), (start, [4] * pits)])
+            print("counter adapted to this board (empty board and start position)")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        calibration.save(out)
+    except (CalibrationError, SourceError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}")
+    return 0

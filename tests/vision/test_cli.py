@@ -1,0 +1,104 @@
+"""`oware-companion count` and the camera half of `calibrate`, called as the CLI would."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.commands import vision as cmd
+from tests.vision.conftest import Board
+from vision.calibration import Calibration
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="oware-companion")
+    cmd.register(parser.add_subparsers(dest="command"))
+    return parser
+
+
+@pytest.fixture
+def files(tmp_path: Path, board: Board) -> dict[str, Path]:
+    out = {
+        "empty": tmp_path / "empty.png",
+        "start": tmp_path / "start.png",
+        "photo": tmp_path / "photo.png",
+        "cal": tmp_path / "cal.json",
+    }
+    cv2.imwrite(str(out["empty"]), board.empty)
+    cv2.imwrite(str(out["start"]), board.start)
+    cv2.imwrite(str(out["photo"]), board.frame([0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5], seed=77))
+    return out
+
+
+def test_calibrate_then_count(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(
+        source="camera://0",
+        out=str(files["cal"]),
+        corners=None,
+        empty=files["empty"],
+        start=files["start"],
+        no_teach=False,
+        yes=True,
+    )
+    assert cmd.calibrate_camera(args) == 0
+    cal = Calibration.load(files["cal"])
+    assert cal.method == "aruco" and cal.counter is not None
+    capsys.readouterr()
+
+    ns = _parser().parse_args(
+        ["count", str(files["photo"]), "--calibration", str(files["cal"]), "--json"]
+    )
+    assert ns.func(ns) == 0
+    report = json.loads(capsys.readouterr().out)
+    counts = [p["count"] for p in report["pits"]]
+    assert counts[:4] == [0, 1, 2, 3]  # small counts exactly
+    truth = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]
+    assert sum(t in p["credible_95"] for t, p in zip(truth, report["pits"], strict=True)) >= 11
+    assert all(0 < p["confidence"] <= 1 for p in report["pits"])
+
+    ns = _parser().parse_args(["count", str(files["photo"]), "--calibration", str(files["cal"])])
+    assert ns.func(ns) == 0
+    text = capsys.readouterr().out
+    assert "pit A" in text and "pit f" in text and "confidence" in text
+
+
+def test_manual_corners(files: dict[str, Path], board: Board) -> None:
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in board.calibration.corners)
+    args = argparse.Namespace(
+        source="camera://0",
+        out=str(files["cal"]),
+        corners=corners,
+        empty=files["empty"],
+        start=files["start"],
+        no_teach=False,
+        yes=True,
+    )
+    assert cmd.calibrate_camera(args) == 0
+    assert Calibration.load(files["cal"]).method == "manual"
+
+
+def test_errors_give_exit_codes(files: dict[str, Path], tmp_path: Path) -> None:
+    missing = _parser().parse_args(["count", str(tmp_path / "nope.png"), "--calibration", "x"])
+    assert missing.func(missing) == 1
+    (tmp_path / "bad.json").write_text("{}")
+    bad = _parser().parse_args(
+        ["count", str(files["photo"]), "--calibration", str(tmp_path / "bad.json")]
+    )
+    assert bad.func(bad) == 2
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.zeros((720, 1280, 3), np.uint8))
+    args = argparse.Namespace(
+        source="camera://0",
+        out=str(tmp_path / "c.json"),
+        corners=None,
+        empty=blank,
+        start=blank,
+        no_teach=False,
+        yes=True,
+    )
+    assert cmd.calibrate_camera(args) == 2  # no board in a black picture: said in words

@@ -1,0 +1,21 @@
+"""Vision: read seed counts from a camera over a real wooden board.
+
+A camera frame goes through these modules, in this order:
+
+* :mod:`vision.source` – capture (``camera://N``, network streams, ``video://file``),
+  reconnecting, and the Source interface the live service uses;
+* :mod:`vision.locate` – find the board (ArUco markers, else the 2 × 6 pit grid);
+  :mod:`vision.calibration` – the corners saved as JSON, rectification, one crop per pit
+  (:mod:`vision.layout` says which cell is which pit);
+* :mod:`vision.motion` – hands and motion: covered pits read ``None``, ``stable`` flag;
+* counting, one belief over 0 … 48 seeds per pit:
+  :mod:`vision.area` (seed area against the empty pit, the calibrated default) or
+  :mod:`vision.counter` (a small learned model, :mod:`vision.features` + :mod:`vision.model`);
+* :mod:`vision.pipeline` – all of the above per frame → :class:`core.observation.Observation`;
+* :mod:`vision.calibrate` – the user's calibration step and learning from the game.
+
+Data the package makes for itself: :mod:`vision.synth` renders boards, pits, hands and
+whole game videos with exact labels (:mod:`vision.synth_game`); :mod:`vision.train`
+trains the built-in counter on them; :mod:`vision.dataset` reads labelled folders
+(``<count>/<image>.png``) for the benchmark, ``bench/vision.py``.
+"""

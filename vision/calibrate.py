@@ -1,0 +1,168 @@
+"""The user's calibration step: find the board, then teach the counter this board.
+
+1. **Where is the board?** From one frame: ArUco markers, else the pit grid
+   (:func:`vision.locate.find_board`), else four corners the user gives.
+2. **What do seeds look like here?** Two still views the user sets up: the
+   empty board (12 pits × 0 seeds) and the start position (12 × 4 seeds).
+   The counter is adapted to those 24 labelled pit images
+   (:meth:`vision.counter.Counter.adapt`).
+3. **Learning from the game.** Every position the referee confirms labels
+   12 more pit images for free; :class:`PositionLearner` gathers them and
+   refits the counter now and then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.area import AreaCounter, AreaModel
+from vision.calibration import Calibration, CalibrationError
+from vision.counter import Counter, PitCounter
+from vision.layout import BoardLayout
+from vision.locate import find_board
+
+Image = npt.NDArray[Any]
+"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+
+
+def locate(
+    frame: Image,
+    corners: Sequence[tuple[float, float]] | None = None,
+    layout: BoardLayout | None = None,
+) -> Calibration:
+    """A calibration for ``frame``: the given corners, else found automatically."""
+    lay = layout or BoardLayout()
+    size = (int(frame.shape[1]), int(frame.shape[0]))
+    if corners is not None:
+        return Calibration(tuple(corners), size, lay, "manual")
+    found = find_board(frame, lay)
+    if found is None:
+        raise CalibrationError(
+            "could not find the board: lay the printed ArUco markers at its corners, "
+            "or give the four corners by hand (NW NE SE SW)"
+        )
+    return found
+
+
+def labelled_crops(
+    calibration: Calibration, frames: Sequence[tuple[Image, Sequence[int]]]
+) -> tuple[list[Image], list[int]]:
+    """Pit crops and their counts from frames of known positions."""
+    crops: list[Image] = []
+    counts: list[int] = []
+    for frame, pits in frames:
+        if len(pits) != calibration.layout.pits:
+            raise ValueError(f"expected {calibration.layout.pits} pit counts, got {len(pits)}")
+        crops += calibration.pit_crops(calibration.rectify(frame))
+        counts += [int(c) for c in pits]
+    return crops, counts
+
+
+def teach(
+    calibration: Calibration,
+    frames: Sequence[tuple[Image, Sequence[int]]],
+    base: Counter | None = None,
+) -> Calibration:
+    """The calibration with a counter taught by frames of known positions.
+
+    When one of the frames is the empty board, the classic area counter is
+    used (each pit compared with itself, empty: the most reliable reference);
+    otherwise the learned counter is adapted to the labelled crops.
+    """
+    crops, counts = labelled_crops(calibration, frames)
+    n = calibration.layout.pits
+    empty_views = [i for i, (_f, pits) in enumerate(frames) if all(c == 0 for c in pits)]
+    if empty_views:
+        e = empty_views[0]
+        empty = crops[e * n : (e + 1) * n]
+        others = [
+            (crops[i * n : (i + 1) * n], counts[i * n : (i + 1) * n])
+            for i in range(len(frames))
+            if i != e
+        ]
+        return calibration.with_counter(AreaCounter.calibrate(empty, others).to_json())
+    counter = base or Counter.builtin()
+    return calibration.with_counter(counter.adapt(crops, counts).to_json())
+
+
+@dataclass
+class PositionLearner:
+    """Learns from the game: pit images labelled by the positions the referee confirmed.
+
+    For the area counter it keeps (area, count) pairs and refits the curve;
+    for the learned counter it keeps crops and adapts the model. At most
+    ``per_count`` examples of each count are kept (the newest), so common
+    counts do not drown rare ones and memory stays bounded.
+    """
+
+    counter: PitCounter
+    per_count: int = 24
+    refit_every: int = 1
+    """Refit after this many confirmed positions."""
+    _crops: dict[int, list[Image]] = field(default_factory=dict, init=False)
+    _areas: dict[int, list[float]] = field(default_factory=dict, init=False)
+    _since_refit: int = field(default=0, init=False)
+    _base: PitCounter | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self._base = self.counter
+        if isinstance(self.counter, AreaCounter):
+            # The calibration's own views count as confirmed positions too.
+            self._seed_from_calibration(self.counter)
+
+    def _seed_from_calibration(self, counter: AreaCounter) -> None:
+        if counter.empty is not None:
+            areas = counter.areas(counter.empty, list(range(len(counter.empty))))
+            self._areas.setdefault(0, []).extend(areas.tolist())
+
+    def add(self, crops: Sequence[Image], pits: Sequence[int]) -> PitCounter | None:
+        """Record a confirmed position; return a refitted counter when one is due.
+
+        A position the counter's own beliefs flatly contradict (some pit gives
+        the confirmed count less than 1 %) is not learnt from: the crops may
+        be from another moment than the confirmation (a late decision), and
+        one wrong label teaches more harm than twelve right ones teach good.
+        """
+        beliefs = self.counter.beliefs(list(crops), list(range(len(crops))))
+        p_true = beliefs[np.arange(len(pits)), np.minimum(np.asarray(pits), beliefs.shape[1] - 1)]
+        if float(p_true.min()) < 0.01:
+            return None
+        if isinstance(self.counter, AreaCounter):
+            areas = self.counter.areas(list(crops), list(range(len(crops))))
+            for a, count in zip(areas.tolist(), pits, strict=True):
+                bucket = self._areas.setdefault(int(count), [])
+                bucket.append(float(a))
+                del bucket[: -self.per_count]
+        else:
+            for crop, count in zip(crops, pits, strict=True):
+                cbucket = self._crops.setdefault(int(count), [])
+                cbucket.append(crop.copy())
+                del cbucket[: -self.per_count]
+        self._since_refit += 1
+        if self._since_refit < self.refit_every:
+            return None
+        self._since_refit = 0
+        self.counter = self.refit()
+        return self.counter
+
+    def refit(self) -> PitCounter:
+        """A counter fitted to every stored example."""
+        if isinstance(self.counter, AreaCounter):
+            areas = [a for bucket in self._areas.values() for a in bucket]
+            counts = [k for k, bucket in self._areas.items() for _ in bucket]
+            model = AreaModel.fit(areas, counts, prior=self.counter.model)
+            return replace(self.counter, model=model, source="area+game")
+        assert isinstance(self._base, Counter)
+        crops = [c for bucket in self._crops.values() for c in bucket]
+        counts = [k for k, bucket in self._crops.items() for _ in bucket]
+        return self._base.adapt(crops, counts)
+
+    @property
+    def examples(self) -> int:
+        """Labelled pit examples held."""
+        return sum(len(b) for b in self._areas.values()) + sum(len(b) for b in self._crops.values())

@@ -1,0 +1,278 @@
+"""The camera source: frames from OpenCV → observations, behind the Source interface.
+
+URLs (as the rest of the companion's sources):
+
+* ``camera://0`` – USB webcam number 0;
+* ``camera://rtsp://host/stream``, ``camera://http://phone:8080/video`` –
+  network streams (RTSP, or HTTP MJPEG from a phone app);
+* ``video://match.avi`` – a recorded match, played once at its own pace
+  (``?realtime=0`` plays it as fast as it decodes).
+
+The interface every source of the companion follows:
+
+* ``open()`` / ``close()`` – ``close`` is thread-safe and makes a blocked
+  iteration end soon;
+* iteration (blocking, in a worker thread) yields
+  :class:`core.observation.Observation` objects and status dicts
+  ``{"type": "camera", "state": "connected" | "disconnected" | "reconnecting",
+  "detail": ...}``;
+* ``health()`` – a JSON-ready dict for the /health endpoint;
+* ``confirm(pits)`` (camera only) – the referee confirmed a position: its pit
+  images become labelled examples and the counter learns this board.
+
+A camera that disconnects is reported, then retried with a growing delay (up
+to 5 s) until it comes back or the source is closed. Frames that arrive late
+are fine: observations carry the time the frame was read, and a frame that
+took longer than ``stale_after`` seconds to arrive resets the motion detector
+(the board may have changed unseen). An unchanged reading is sent once and
+then repeated every ``repeat_every`` seconds, not for every frame.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import cv2
+import numpy as np
+
+from core.observation import Observation
+from vision.calibrate import PositionLearner
+from vision.calibration import Calibration
+from vision.counter import Counter
+from vision.locate import find_board
+from vision.pipeline import BoardReader, counter_for
+
+Status = dict[str, Any]
+
+
+class SourceError(ValueError):
+    """A camera URL that cannot be understood."""
+
+
+@dataclass(frozen=True)
+class CameraTarget:
+    """What to open, parsed from a URL."""
+
+    kind: str
+    """"device", "stream" or "file"."""
+    target: int | str
+    realtime: bool = True
+
+
+def parse_url(url: str) -> CameraTarget:
+    """Parse a ``camera://`` or ``video://`` URL.
+
+    >>> parse_url("camera://0")
+    CameraTarget(kind='device', target=0, realtime=True)
+    >>> parse_url("camera://rtsp://10.0.0.2/live").target
+    'rtsp://10.0.0.2/live'
+    >>> parse_url("video:///tmp/m.avi?realtime=0")
+    CameraTarget(kind='file', target='/tmp/m.avi', realtime=False)
+    """
+    if url.startswith("camera://"):
+        rest = url[len("camera://") :]
+        if rest.isdigit():
+            return CameraTarget("device", int(rest))
+        if rest.startswith(("rtsp://", "http://", "https://", "rtmp://")):
+            return CameraTarget("stream", rest)
+        raise SourceError(f"camera URL must be camera://N or camera://<stream URL>, got {url!r}")
+    if url.startswith("video://"):
+        parts = urlsplit(url)
+        path = (parts.netloc + parts.path) if parts.netloc else parts.path
+        if not path:
+            raise SourceError(f"video URL needs a file: {url!r}")
+        query = parse_qs(parts.query)
+        realtime = query.get("realtime", ["1"])[0] not in ("0", "false", "no")
+        return CameraTarget("file", path, realtime)
+    raise SourceError(f"not a camera or video URL: {url!r}")
+
+
+class CameraSource:
+    """Observations from a camera, a network stream or a video file."""
+
+    def __init__(
+        self,
+        url: str,
+        calibration: Calibration | None = None,
+        counter: Counter | None = None,
+        stale_after: float = 1.0,
+        max_retry_delay: float = 5.0,
+        repeat_every: float = 1.0,
+    ) -> None:
+        self.url = url
+        self.target = parse_url(url)
+        self.calibration = calibration
+        self._counter = counter
+        self.stale_after = stale_after
+        self.max_retry_delay = max_retry_delay
+        self.repeat_every = repeat_every
+        self._last_sent: tuple[bool, tuple[object, ...]] | None = None
+        self._last_sent_t = float("-inf")
+        self._closed = threading.Event()
+        self._lock = threading.Lock()
+        self._capture: cv2.VideoCapture | None = None
+        self._reader: BoardReader | None = None
+        self._learner: PositionLearner | None = None
+        self._state = "closed"
+        self._frames = 0
+        self._observations = 0
+        self._last_frame_at: float | None = None
+        self._detail = ""
+        self._reconnects = 0
+
+    # ----------------------------------------------------------------- interface
+
+    def open(self) -> None:
+        """Prepare to read; the device itself is opened by the iteration (and retried)."""
+        if self.target.kind == "file" and not Path(str(self.target.target)).exists():
+            raise FileNotFoundError(f"no such video: {self.target.target}")
+        self._closed.clear()
+        with self._lock:
+            self._state = "opening"
+
+    def close(self) -> None:
+        """Stop: the iteration ends after the frame it is reading (thread-safe)."""
+        self._closed.set()
+        with self._lock:
+            self._state = "closed"
+
+    def confirm(self, pits: Sequence[int]) -> bool:
+        """Learning from the game: the referee confirmed the board now holds ``pits``.
+
+        Call it on every ``move`` event (thread-safe). The crops of the last
+        stable frame, labelled by the confirmed position, refit the counter.
+        Returns False when there is no stable view to label yet. A position the
+        counter flatly contradicts is not learnt from (see PositionLearner.add).
+        """
+        with self._lock:
+            reader, learner = self._reader, self._learner
+            if reader is None or learner is None or reader.last_stable_crops is None:
+                return False
+            crops = list(reader.last_stable_crops)
+        refit = learner.add(crops, list(pits))
+        if refit is not None:
+            with self._lock:
+                reader.counter = refit
+        return True
+
+    def health(self) -> dict[str, Any]:
+        """JSON-ready state for /health."""
+        with self._lock:
+            return {
+                "source": "camera",
+                "url": self.url,
+                "state": self._state,
+                "detail": self._detail,
+                "frames": self._frames,
+                "observations": self._observations,
+                "reconnects": self._reconnects,
+                "calibrated": self.calibration is not None,
+                "calibration_method": None if self.calibration is None else self.calibration.method,
+                "seconds_since_frame": None
+                if self._last_frame_at is None
+                else round(time.monotonic() - self._last_frame_at, 3),
+            }
+
+    def __iter__(self) -> Iterator[Observation | Status]:
+        delay = 0.25
+        start = time.monotonic()
+        while not self._closed.is_set():
+            cap = self._open_capture()
+            if cap is None:
+                if self.target.kind == "file":
+                    yield self._status("disconnected", f"cannot open {self.target.target}")
+                    return
+                yield self._status(
+                    "reconnecting", f"cannot open {self.target.target}; retry in {delay:.1f} s"
+                )
+                if self._closed.wait(delay):
+                    break
+                delay = min(delay * 2, self.max_retry_delay)
+                continue
+            delay = 0.25
+            yield self._status("connected", str(self.target.target))
+            fps = cap.get(cv2.CAP_PROP_FPS) or 0.0
+            frame_no = 0
+            last = time.monotonic()
+            try:
+                while not self._closed.is_set():
+                    ok, frame = cap.read()
+                    now = time.monotonic()
+                    if not ok or frame is None:
+                        break
+                    frame_no += 1
+                    if self.target.kind == "file":
+                        # Video time comes from the frame number, so a replay is reproducible.
+                        t = frame_no / fps if fps > 0 else now - start
+                        if self.target.realtime and fps > 0:
+                            ahead = t - (now - start)
+                            if ahead > 0 and self._closed.wait(ahead):
+                                break
+                    else:
+                        t = now - start
+                    late = now - last > self.stale_after
+                    last = now
+                    obs = self._handle(np.asarray(frame, np.uint8), t, late)
+                    if obs is not None:
+                        yield obs
+            finally:
+                cap.release()
+                with self._lock:
+                    self._capture = None
+            if self._closed.is_set():
+                break
+            if self.target.kind == "file":
+                yield self._status("disconnected", "end of video")
+                return
+            self._reconnects += 1
+            yield self._status("disconnected", "the camera stopped sending frames")
+
+    # ----------------------------------------------------------------- internals
+
+    def _status(self, state: str, detail: str) -> Status:
+        with self._lock:
+            self._state = state
+            self._detail = detail
+        return {"type": "camera", "state": state, "detail": detail}
+
+    def _open_capture(self) -> cv2.VideoCapture | None:
+        target = self.target.target
+        cap = cv2.VideoCapture(target) if isinstance(target, str) else cv2.VideoCapture(int(target))
+        if not cap.isOpened():
+            cap.release()
+            return None
+        with self._lock:
+            self._capture = cap
+        return cap
+
+    def _handle(self, frame: np.ndarray, t: float, late: bool) -> Observation | None:
+        with self._lock:
+            self._frames += 1
+            self._last_frame_at = time.monotonic()
+        if self._reader is None:
+            if self.calibration is None:
+                self.calibration = find_board(frame)
+                if self.calibration is None:
+                    return None  # keep looking in the next frames
+            counter = self._counter or counter_for(self.calibration)
+            self._reader = BoardReader(self.calibration, counter)
+            self._learner = PositionLearner(counter)
+        if late:
+            self._reader.motion.reset()
+        with self._lock:  # confirm() may swap the counter from another thread
+            obs = self._reader.process(frame, t)
+        # A still board gives the same reading 30 times a second: send it once,
+        # then again every ``repeat_every`` seconds (the session log stays small).
+        key = (obs.stable, obs.pits)
+        if key == self._last_sent and t - self._last_sent_t < self.repeat_every:
+            return None
+        self._last_sent, self._last_sent_t = key, t
+        with self._lock:
+            self._observations += 1
+        return obs
