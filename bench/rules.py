@@ -17,13 +17,14 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import Position
 
 
-def playout_rate(rules: str, options: dict[str, object], seconds: float, seed: int) -> float:
+def playout_rate(rules: str, options: dict[str, Any], seconds: float, seed: int) -> float:
     """Moves per second of random playouts over about ``seconds``."""
     rng = random.Random(seed)
     choice = rng.choice
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     ap.add_argument("--runs", type=int, default=5, help="runs per rule set (median reported)")
     args = ap.parse_args(argv)
-    cases: list[tuple[str, dict[str, object], str]] = [
+    cases: list[tuple[str, dict[str, Any], str]] = [
         ("abapa", {}, "Abapa Oware"),
         ("universal", {"players": 4}, "universal, 4 players"),
     ]
