@@ -16,8 +16,9 @@ captured seeds beside the board).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -34,6 +35,27 @@ AHEAD_PRIOR = -1.5
 CORRECT_KINDS = frozenset({"idle", "sowing", "sown", "capturing", "complete", "after"})
 
 
+class Alert:
+    """The alert a mistake hypothesis would raise. Its words are written only if it is
+    raised: hundreds of hypotheses are built per move, few ever become alerts."""
+
+    __slots__ = ("_data", "_make", "key")
+
+    def __init__(self, key: Any, make: Callable[[], dict[str, Any]]) -> None:
+        self.key = key
+        self._make = make
+        self._data: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> Alert:
+        return cls(data.get("key"), lambda: data)
+
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = {**self._make(), "key": self.key}
+        return self._data
+
+
 @dataclass(frozen=True, slots=True)
 class Hyp:
     """One candidate explanation of the board."""
@@ -47,8 +69,8 @@ class Hyp:
     origin: int | None = None
     step: int = 0
     """Seeds sown so far (sowing states)."""
-    alert: dict[str, Any] | None = field(default=None, compare=False)
-    """For mistakes: ``{"type", "key", "pits", "text", ...}`` of the event to emit."""
+    alert: Alert | None = field(default=None, compare=False)
+    """For mistakes: the event to emit (``{"type", "key", "pits", "text", ...}``)."""
 
     @property
     def is_mistake(self) -> bool:
@@ -129,20 +151,24 @@ def mistake_hypotheses(pos: Position) -> Iterator[Hyp]:
         if seeds == 0 or o in legal:
             continue
         owner = rules.owner(o)
-        reason = pos.illegal_reason(o) or f"pit {rules.pit_name(o)} may not be played now"
-        alert = {
-            "type": "illegal_move",
-            "key": ("illegal_move", o),
-            "pits": [o],
-            "text": f"pit {rules.pit_name(o)} was lifted: {reason}",
-            "expected": _expected_moves_text(pos),
-            "seen": f"pit {rules.pit_name(o)} lifted",
-        }
+        alert = Alert(("illegal_move", o), partial(_illegal_move_alert, pos, o))
         ring = rules.sowing_ring(owner, o)
         path = [ring[k % len(ring)] for k in range(seeds)]
         boards = list(sowing_boards(pos.pits, o, path))
         yield Hyp("illegal_move", boards[0][1], MISTAKE_PRIOR, o, 0, alert)
         yield Hyp("illegal_move", boards[-1][1], MISTAKE_PRIOR, o, seeds, alert)
+
+
+def _illegal_move_alert(pos: Position, o: int) -> dict[str, Any]:
+    rules = pos.ruleset
+    reason = pos.illegal_reason(o) or f"pit {rules.pit_name(o)} may not be played now"
+    return {
+        "type": "illegal_move",
+        "pits": [o],
+        "text": f"pit {rules.pit_name(o)} was lifted: {reason}",
+        "expected": _expected_moves_text(pos),
+        "seen": f"pit {rules.pit_name(o)} lifted",
+    }
 
 
 def _expected_moves_text(pos: Position) -> str:
@@ -160,16 +186,20 @@ def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
     limit = min(n, out.relay_steps[0] if out.relay_steps else n)
     name = rules.pit_name
 
-    def variants() -> Iterator[tuple[list[int], int, tuple[Any, ...], list[int], str]]:
-        # (wrong path, index of the wrong seed, key, pits, text)
+    def variants() -> Iterator[
+        tuple[list[int], int, tuple[Any, ...], list[int], Callable[[], str]]
+    ]:
+        # (wrong path, index of the wrong seed, key, pits, its words)
         for i in range(limit):
             meant, got = ring[i % size], ring[(i + 1) % size]
             if meant < 0 or got < 0:
                 continue
             path = [ring[k % size] for k in range(n + 1) if k != i]
-            text = (
-                f"pit {name(meant)} was skipped: the seed meant for {name(meant)} went "
-                f"into {name(got)}; each pit gets one seed per lap"
+            text = partial(
+                "pit {0} was skipped: the seed meant for {0} went into {1}; each pit gets "
+                "one seed per lap".format,
+                name(meant),
+                name(got),
             )
             yield path, i, ("skip", o, meant), [meant, got], text
         for i in range(1, limit):
@@ -181,9 +211,11 @@ def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
                 + [twice]
                 + [ring[k % size] for k in range(i, n - 1)]
             )
-            text = (
-                f"pit {name(twice)} received 2 seeds; each pit gets one per lap: the next "
-                f"seed belonged in {name(meant)}"
+            text = partial(
+                "pit {0} received 2 seeds; each pit gets one per lap: the next seed "
+                "belonged in {1}".format,
+                name(twice),
+                name(meant),
             )
             yield path, i, ("double", o, twice), [twice, meant], text
         if n > size:
@@ -192,37 +224,51 @@ def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
                 + [o]
                 + [ring[k % size] for k in range(size, n - 1)]
             )
-            text = (
-                f"a seed was sown into the origin pit {name(o)}; with 12 or more seeds "
-                f"the origin pit is skipped on every lap"
+            text = partial(
+                "a seed was sown into the origin pit {0}; with 12 or more seeds the origin "
+                "pit is skipped on every lap".format,
+                name(o),
             )
             yield path, size, ("origin", o), [o], text
         backwards = tuple(reversed(ring))
         if backwards[0] >= 0 and ring[0] >= 0:
             path = [backwards[k % size] for k in range(n)]
-            text = (
-                f"seeds were sown clockwise (into {name(backwards[0])} after "
-                f"{name(o)}); sowing goes counter-clockwise: the first seed belongs in "
-                f"{name(ring[0])}"
+            text = partial(
+                "seeds were sown clockwise (into {0} after {1}); sowing goes "
+                "counter-clockwise: the first seed belongs in {2}".format,
+                name(backwards[0]),
+                name(o),
+                name(ring[0]),
             )
             yield path, 0, ("clockwise", o), [o, backwards[0]], text
 
     for path, wrong_index, key, pits, text in variants():
         boards = dict(sowing_boards(pos.pits, o, path))
-        alert = {
-            "type": "illegal_sowing",
-            "key": key,
-            "pits": pits,
-            "move": o,
-            "text": text,
-            "expected": f"move {name(o)} sows " + " ".join(name(s) for s in _pit_list(out.sown)),
-            "seen": "seeds in " + " ".join(name(s) for s in _pit_list(path[: wrong_index + 1])),
-        }
+        alert = Alert(key, partial(_sowing_alert, rules, out, path, wrong_index, pits, text))
         yield Hyp(
             "illegal_sowing", boards[wrong_index + 1], MISTAKE_PRIOR, o, wrong_index + 1, alert
         )
         if len(path) != wrong_index + 1:
             yield Hyp("illegal_sowing", boards[len(path)], MISTAKE_PRIOR, o, len(path), alert)
+
+
+def _sowing_alert(
+    rules: RuleSet,
+    out: MoveOutcome,
+    path: list[int],
+    wrong_index: int,
+    pits: list[int],
+    text: Callable[[], str],
+) -> dict[str, Any]:
+    name = rules.pit_name
+    return {
+        "type": "illegal_sowing",
+        "pits": pits,
+        "move": out.pit,
+        "text": text(),
+        "expected": f"move {name(out.pit)} sows " + " ".join(name(s) for s in _pit_list(out.sown)),
+        "seen": "seeds in " + " ".join(name(s) for s in _pit_list(path[: wrong_index + 1])),
+    }
 
 
 def wrong_capture_hypothesis(
@@ -269,15 +315,17 @@ def wrong_capture_hypothesis(
         if out.captures
         else "no capture"
     )
-    alert = {
-        "type": "wrong_capture",
-        "key": ("wrong_capture", out.pit, tuple(removed)),
-        "pits": wrong,
-        "move": out.pit,
-        "text": "; ".join(reasons),
-        "expected": expected,
-        "seen": "seeds taken from " + ", ".join(rules.pit_name(p) for p in removed),
-    }
+    alert = Alert.of(
+        {
+            "type": "wrong_capture",
+            "key": ("wrong_capture", out.pit, tuple(removed)),
+            "pits": wrong,
+            "move": out.pit,
+            "text": "; ".join(reasons),
+            "expected": expected,
+            "seen": "seeds taken from " + ", ".join(rules.pit_name(p) for p in removed),
+        }
+    )
     return Hyp("wrong_capture", tuple(board), prior, out.pit, len(out.sown), alert)
 
 

@@ -11,6 +11,7 @@ floor, so that one over-confident pit cannot veto the rules prior.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -31,25 +32,39 @@ VECTOR_FLOOR = 1e-4
 LOG_OFF_BY_ONE = math.log(EXACT_OFF_BY_ONE)
 
 
+@lru_cache(maxsize=8)
+def _exact_rows(max_count: int) -> npt.NDArray[np.float64]:
+    """``rows[r, c]`` = log P(exact reading r | true count c), for r, c in 0 … max_count."""
+    counts = np.arange(max_count + 1)
+    dist = np.abs(counts[:, None] - counts[None, :])
+    probs = np.where(dist == 0, EXACT_RIGHT, np.where(dist == 1, EXACT_OFF_BY_ONE, FLOOR))
+    rows: npt.NDArray[np.float64] = np.log(probs)
+    rows.setflags(write=False)
+    return rows
+
+
 def log_likelihood_table(
     readings: tuple[PitReading, ...], max_count: int
 ) -> npt.NDArray[np.float64]:
     """``table[i, c]`` = log P(reading of pit i | pit i holds c), for c in 0 … max_count."""
     n = len(readings)
+    exact = _exact_rows(max_count)
     table = np.zeros((n, max_count + 1), dtype=np.float64)
-    counts = np.arange(max_count + 1)
     for i, r in enumerate(readings):
         if r is None:
             continue  # unseen: every count equally likely (row of zeros)
         if isinstance(r, int):
-            dist = np.abs(counts - r)
-            row = np.where(dist == 0, EXACT_RIGHT, np.where(dist == 1, EXACT_OFF_BY_ONE, FLOOR))
-        else:
-            v = np.zeros(max_count + 3)
-            m = min(len(r), max_count + 1)
-            v[1 : m + 1] = r[:m]
-            centre = v[1:-1]
-            row = (1 - 2 * VECTOR_LEAK) * centre + VECTOR_LEAK * (v[:-2] + v[2:]) + VECTOR_FLOOR
+            if r <= max_count:
+                table[i] = exact[r]
+            else:
+                table[i] = math.log(FLOOR)
+                table[i, max_count] = math.log(EXACT_OFF_BY_ONE if r == max_count + 1 else FLOOR)
+            continue
+        v = np.zeros(max_count + 3)
+        m = min(len(r), max_count + 1)
+        v[1 : m + 1] = r[:m]
+        centre = v[1:-1]
+        row = (1 - 2 * VECTOR_LEAK) * centre + VECTOR_LEAK * (v[:-2] + v[2:]) + VECTOR_FLOOR
         table[i] = np.log(row)
     return table
 

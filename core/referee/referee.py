@@ -43,6 +43,7 @@ from core.referee.hypotheses import (
     AHEAD_PRIOR,
     MISTAKE_PRIOR,
     PROGRESS_PRIOR,
+    Alert,
     Hyp,
     all_hypotheses,
     correct_hypotheses,
@@ -107,6 +108,10 @@ class Referee:
         self._ambiguity: tuple[Hyp, Hyp] | None = None
         self._undecided_since: tuple[Any, float] | None = None
         self._lines: list[tuple[tuple[int, ...], Hyp]] | None = None
+        self._succ: tuple[list[Hyp], Any, Any, Any] | None = None
+        self._last_decided: tuple[PitReading, ...] | None = None
+        self._action_index: dict[tuple[Any, ...], int] = {}
+        self._actions: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(0, dtype=np.int64)
         self._origin_seen: int | None = None
         self.alerts = []
 
@@ -143,7 +148,11 @@ class Referee:
         settled = None not in sig and (obs.stable or obs.t - self._last_change >= self.settle_time)
         if not settled:
             return []
-        return self._decide(obs)
+        if obs.pits == self._last_decided:
+            return []  # the very same reading, already judged with nothing left to wait for
+        events = self._decide(obs)
+        self._last_decided = obs.pits if self._undecided_since is None else None
+        return events
 
     def _bad_observation(self, raw: Any, message: str) -> Event:
         t = raw.get("t", 0.0) if isinstance(raw, Mapping) else getattr(raw, "t", 0.0)
@@ -162,10 +171,10 @@ class Referee:
     # -- hypotheses -------------------------------------------------------------
     def _candidates(self, seen: tuple[int | None, ...]) -> list[Hyp]:
         if self._hyps is None:
-            self._hyps = all_hypotheses(self.position) + successor_hypotheses(self.position)
-            self._hyps += self._late_hypotheses()
+            self._hyps = all_hypotheses(self.position) + self._late_hypotheses()
             self._boards = np.array([h.board for h in self._hyps], dtype=np.int64)
             self._priors = np.array([h.prior for h in self._hyps], dtype=np.float64)
+            self._actions = self._action_ids(self._hyps)
         extra: list[Hyp] = []
         if self._pending is not None:
             out, sown_board = self._pending
@@ -187,6 +196,23 @@ class Referee:
             if wrong is not None:
                 extra.append(wrong)
         return extra
+
+    def _action_ids(self, hyps: list[Hyp]) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """One integer per distinct action (see :func:`_action`), shared across calls."""
+        ids = self._action_index
+        return np.array([ids.setdefault(_action(h), len(ids)) for h in hyps], dtype=np.int64)
+
+    def _successors(self) -> tuple[list[Hyp], Any, Any, Any]:
+        """Boards one move ahead (built only when the current ones do not decide)."""
+        if self._succ is None:
+            hyps = successor_hypotheses(self.position)
+            self._succ = (
+                hyps,
+                np.array([h.board for h in hyps], dtype=np.int64).reshape(len(hyps), -1),
+                np.array([h.prior for h in hyps], dtype=np.float64),
+                self._action_ids(hyps),
+            )
+        return self._succ
 
     def _late_hypotheses(self) -> list[Hyp]:
         """Boards of the last move still settling (its capturing seed landing after the board
@@ -226,7 +252,8 @@ class Referee:
             }
             boards = [b for _, b in sowing_boards(sown_board, m, o2.sown, o2.relay_steps)]
             boards.append(o2.position.pits)
-            hyps.extend(Hyp("missed_capture", b, MISTAKE_PRIOR, m, 0, alert) for b in boards)
+            lazy = Alert.of(alert)
+            hyps.extend(Hyp("missed_capture", b, MISTAKE_PRIOR, m, 0, lazy) for b in boards)
         return hyps
 
     # -- decisions -------------------------------------------------------------
@@ -238,23 +265,37 @@ class Referee:
         extra = self._candidates(seen)
         assert self._hyps is not None and self._boards is not None and self._priors is not None
         table = log_likelihood_table(readings, self.position.ruleset.total_seeds)
-        scores = score_boards(table, self._boards) + self._priors
-        hyps = self._hyps
-        if extra:
-            extra_boards = np.array([h.board for h in extra], dtype=np.int64)
-            extra_scores = score_boards(table, extra_boards) + np.array([h.prior for h in extra])
-            scores = np.concatenate([scores, extra_scores])
-            hyps = hyps + extra
-        if self._phase == "mistake":
-            # After a flagged mistake the board shows that mistake going on: do not explain
-            # it away as a move completed unseen followed by the next one.
-            scores = np.where([h.kind == "after" for h in hyps], -np.inf, scores)
         # Judge plausibility against the reading's own best board, so that many honestly
         # uncertain pits (a 4-player board) do not add up to "nothing fits".
-        scores = scores - float(table.max(axis=1).sum())
-        ranked = _rank_by_action(hyps, scores)
-        best_score, best = ranked[0]
-        second_score, second = ranked[1] if len(ranked) > 1 else (float("-inf"), None)
+        ceiling = float(table.max(axis=1).sum())
+        hyps = self._hyps + extra
+        scores = score_boards(table, self._boards) + self._priors - ceiling
+        actions = self._actions
+        if extra:
+            extra_boards = np.array([h.board for h in extra], dtype=np.int64)
+            extra_priors = np.array([h.prior for h in extra], dtype=np.float64)
+            scores = np.concatenate(
+                [scores, score_boards(table, extra_boards) + extra_priors - ceiling]
+            )
+            actions = np.concatenate([actions, self._action_ids(extra)])
+        (best_score, best), (second_score, second) = _top_two(hyps, scores, actions)
+        decisive = best_score >= self.min_log_likelihood and (
+            (best.kind in ("idle", "sowing") and not best.is_mistake)
+            or second is None
+            or second_score <= best_score - self.margin
+        )
+        if not (decisive and not best.is_mistake) and self._phase != "mistake":
+            # Not settled by the boards of this position: was a move completed unseen, with
+            # the next one already under way? (After a flagged mistake, the board shows that
+            # mistake going on, not a move completed unseen.)
+            s_hyps, s_boards, s_priors, s_actions = self._successors()
+            if s_hyps:
+                hyps = hyps + s_hyps
+                scores = np.concatenate(
+                    [scores, score_boards(table, s_boards) + s_priors - ceiling]
+                )
+                actions = np.concatenate([actions, s_actions])
+                (best_score, best), (second_score, second) = _top_two(hyps, scores, actions)
         if best_score < self.min_log_likelihood:
             caught_up = None if self._phase == "mistake" else self._catch_up(obs, table)
             if caught_up is not None:
@@ -280,8 +321,10 @@ class Referee:
                     and h.kind == best.kind
                     and h.origin == self._origin_seen
                 )
-                ranked = [r for r in ranked if r[1].board != best.board or r[1] is best]
-                second_score, second = next(iter(ranked[1:]), (float("-inf"), None))
+                mask = np.array([h.board != best.board for h in hyps])
+                masked = np.where(mask, scores, -np.inf)
+                idx = int(np.argmax(masked))
+                second_score, second = float(masked[idx]), hyps[idx] if mask.any() else None
             elif len(twins) > 1:
                 return self._ambiguous_moves(obs, twins)
         committal = best.kind not in ("idle", "sowing")
@@ -353,7 +396,7 @@ class Referee:
             return events
         if best.is_mistake:
             self._phase = "mistake"
-            alert = best.alert or {}
+            alert = best.alert.data() if best.alert is not None else {}
             if best.kind == "missed_capture":
                 return events + self._missed_capture(obs, alert)
             key = alert.get("key")
@@ -629,6 +672,7 @@ class Referee:
             raise CommandError('a command is an object with a "command" name')
         name = cmd["command"]
         t = float(cmd.get("t", t))
+        self._last_decided = None
         try:
             if name == "new_game":
                 return self.new_game(
@@ -854,18 +898,20 @@ def _action(h: Hyp) -> tuple[Any, ...]:
     if h.kind in ("sown", "capturing"):
         return ("sown", h.origin)
     if h.alert is not None:
-        return ("alert", h.alert.get("key"))
+        return ("alert", h.alert.key)
     return (h.kind, h.origin)
 
 
-def _rank_by_action(hyps: list[Hyp], scores: np.ndarray[Any, Any]) -> list[tuple[float, Hyp]]:
-    """The best hypothesis of each action, best first."""
-    best: dict[tuple[Any, ...], tuple[float, Hyp]] = {}
-    for idx in np.argsort(-scores, kind="stable"):
-        h = hyps[int(idx)]
-        key = _action(h)
-        if key not in best:
-            best[key] = (float(scores[idx]), h)
-            if len(best) == 2 and float(scores[idx]) < next(iter(best.values()))[0] - 50:
-                break  # the rest cannot matter
-    return sorted(best.values(), key=lambda item: -item[0])
+def _top_two(
+    hyps: list[Hyp], scores: np.ndarray[Any, Any], actions: np.ndarray[Any, Any]
+) -> tuple[tuple[float, Hyp], tuple[float, Hyp | None]]:
+    """The best hypothesis, and the best one that would lead to a different action."""
+    best = int(np.argmax(scores))
+    others = np.where(actions != actions[best], scores, -np.inf)
+    second = int(np.argmax(others))
+    runner: tuple[float, Hyp | None] = (
+        (float(others[second]), hyps[second])
+        if np.isfinite(others[second])
+        else (float("-inf"), None)
+    )
+    return (float(scores[best]), hyps[best]), runner
