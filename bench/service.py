@@ -1,0 +1,163 @@
+"""Live-service benchmark (issue 7): many spectators while the virtual board plays flat out.
+
+Starts a real ``serve`` (subprocess, loopback, ``sim://?speed=0``: the
+virtual board plays as fast as the service reads it), connects N spectators
+by WebSocket (default 200) and listens for ``--seconds``. Prints, as medians
+over ``--runs`` runs:
+
+* events per second the service produced, and deliveries per second (events
+  x spectators);
+* whether every spectator received every event (same sequence numbers, none
+  missing, none out of order): the goal;
+* latency from broadcast (the message's ``server_time``) to the spectator
+  reading it: median and 99th percentile (goal: p99 under 100 ms);
+* memory: the server's resident set size at the end (and its growth).
+
+    nice .venv/bin/python bench/service.py [--spectators 200] [--seconds 10] [--runs 3]
+
+Both ends share the machine's clock, so ``time.time()`` differences are
+honest latencies; the spectators run in one asyncio process, so the figure
+includes their own scheduling delay (a pessimistic measure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _start(data: Path, port: int) -> subprocess.Popen[bytes]:
+    cmd = [
+        sys.executable, "-m", "companion.commands.serve", "--log-level", "WARNING", "serve",
+        "--source", "sim://?speed=0&seed=5&mistakes=0.1", "--no-engine",
+        "--port", str(port), "--data-dir", str(data),
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+async def _spectator(
+    url: str, stop: asyncio.Event, out: list[tuple[list[int], list[float]]]
+) -> None:
+    seqs: list[int] = []
+    lat: list[float] = []
+    async with connect(url, max_queue=None) as ws:
+        first = json.loads(await ws.recv())
+        assert first["type"] == "state"
+        while not stop.is_set():
+            try:
+                text = await asyncio.wait_for(ws.recv(), 0.2)
+            except TimeoutError:
+                continue
+            now = time.time()
+            msg = json.loads(text)
+            if "seq" in msg:
+                seqs.append(int(msg["seq"]))
+                lat.append(now - float(msg["server_time"]))
+    out.append((seqs, lat))
+
+
+async def _run_clients(port: int, n: int, seconds: float) -> list[tuple[list[int], list[float]]]:
+    stop = asyncio.Event()
+    out: list[tuple[list[int], list[float]]] = []
+    url = f"ws://127.0.0.1:{port}/ws/board/1?role=spectator"
+    tasks = [asyncio.create_task(_spectator(url, stop, out)) for _ in range(n)]
+    await asyncio.sleep(seconds)
+    stop.set()
+    await asyncio.gather(*tasks)
+    return out
+
+
+def one_run(spectators: int, seconds: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        port = _free_port()
+        proc = _start(Path(tmp) / "data", port)
+        try:
+            rss_before = _rss_mb(proc.pid)
+            results = asyncio.run(_run_clients(port, spectators, seconds))
+            rss_after = _rss_mb(proc.pid)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(20)
+    # every spectator joined at a slightly different moment: compare the events all saw
+    common_start = max(s[0] for s, _ in results if s)
+    common_end = min(s[-1] for s, _ in results if s)
+    expected = list(range(common_start, common_end + 1))
+    complete = all(
+        [q for q in seqs if common_start <= q <= common_end] == expected for seqs, _ in results
+    )
+    events = len(expected)
+    latencies = sorted(x for _, lat in results for x in lat)
+    p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+    return {
+        "events_per_s": events / seconds,
+        "deliveries_per_s": sum(len(s) for s, _ in results) / seconds,
+        "complete": complete and len(results) == spectators,
+        "median_ms": statistics.median(latencies) * 1000,
+        "p99_ms": p99 * 1000,
+        "rss_mb": rss_after,
+        "rss_growth_mb": rss_after - rss_before,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spectators", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    runs = [one_run(args.spectators, args.seconds) for _ in range(args.runs)]
+
+    def med(key: str) -> float:
+        return float(statistics.median(r[key] for r in runs))
+
+    print(f"service: {args.spectators} spectators, sim:// at full speed, "
+          f"{args.seconds:g} s x {args.runs} runs (medians), pid {os.getpid()}")
+    print(f"  events produced          {med('events_per_s'):8.1f} /s")
+    print(f"  deliveries               {med('deliveries_per_s'):8.0f} /s")
+    print(f"  every event to everyone  {all(r['complete'] for r in runs)}")
+    print(f"  latency median           {med('median_ms'):8.2f} ms")
+    print(f"  latency p99              {med('p99_ms'):8.2f} ms   (goal < 100 ms)")
+    print(f"  server memory (RSS)      {med('rss_mb'):8.1f} MB "
+          f"(growth during run {med('rss_growth_mb'):.1f} MB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""``oware-companion serve`` and ``oware-companion demo``: from board to browser in one command.
+
+``serve`` starts, in one process, every source given with ``--source``
+(board 1, 2, … in that order), a referee and a session recorder per board,
+the engine worker, and the web service (``dashboard.app``). ``demo`` does
+the same on the virtual sensor board (``sim://``) playing a lively game with
+an occasional player mistake, so a newcomer sees alerts, captures and
+suggestions with no hardware::
+
+    oware-companion demo                      # then open the printed URL
+    oware-companion serve --source serial://auto --rules abapa
+    oware-companion serve --source sim:// --source camera://0 --config venue.toml
+
+Listening on anything but loopback makes every command need a token
+(printed at start unless the config sets one). SIGINT or SIGTERM stop the
+service cleanly; after a crash, starting it again resumes the game from its
+session log (``--fresh`` starts a new one instead).
+
+For tests and for running without the console script, ``python -m
+companion.commands.serve serve …`` works the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from companion.service.config import ServiceConfig, load_config
+from companion.service.service import Service, is_loopback
+
+log = logging.getLogger(__name__)
+
+#: The demo board: ~2.5 times a person's pace, a mistake in about one move of eight.
+DEMO_SOURCE = "sim://?speed=2.5&mistakes=0.12"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``serve`` and ``demo`` subcommands."""
+    serve = subparsers.add_parser(
+        "serve",
+        help="watch one or more boards and serve the live page",
+        description="Start sources, referee, recorder, engine and the web service.",
+    )
+    serve.add_argument(
+        "--source",
+        action="append",
+        metavar="URL",
+        help="sim://, serial:///dev/ttyUSB0, serial://auto, camera://0, video://FILE, "
+        "replay://FILE (repeat for several boards; default sim://)",
+    )
+    _common(serve)
+    serve.add_argument("--fresh", action="store_true", help="start new games, do not resume")
+    serve.set_defaults(func=serve_command)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="serve a lively game on the virtual board, with mistakes",
+        description="The whole product on the virtual sensor board (sim://): no hardware.",
+    )
+    demo.add_argument("--seed", type=int, default=None, help="random seed of the virtual game")
+    _common(demo)
+    demo.set_defaults(func=demo_command)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", default=None, help="rule set NAME[:key=value,...] (default abapa)")
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    p.add_argument("--config", type=Path, default=None, help="venue settings (TOML)")
+    p.add_argument("--data-dir", type=Path, default=None, help="session logs and games database")
+    p.add_argument("--token", default=None, help="token for commands (default: from the config)")
+    p.add_argument("--fair-play", action="store_true", default=None,
+                   help="hide suggestions from the players' screens")
+    p.add_argument("--no-engine", action="store_true", help="no suggestions (saves the CPU)")
+    p.add_argument("--engine-seconds", type=float, default=None, help="thinking time per move")
+
+
+def build_config(args: argparse.Namespace) -> ServiceConfig:
+    """The venue config with the command line's overrides."""
+    config = load_config(args.config) if args.config else ServiceConfig()
+    return config.with_overrides(
+        rules=args.rules,
+        host=args.host,
+        port=args.port,
+        data_dir=args.data_dir.resolve() if args.data_dir else None,
+        token=args.token,
+        fair_play=args.fair_play,
+        engine=False if args.no_engine else None,
+        engine_seconds=args.engine_seconds,
+    )
+
+
+def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> int:
+    """Serve until SIGINT/SIGTERM. Prints the URL (and the token, when one was made)."""
+    import uvicorn
+
+    from dashboard.app import create_app
+
+    if not is_loopback(config.host) and config.token is None:
+        config = config.with_overrides(token=secrets.token_urlsafe(18))
+        print(f"commands need this token: {config.token}", flush=True)
+    service = Service(sources, config, resume=resume)
+    app = create_app(service)
+    shown = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
+    for number, url in enumerate(sources, start=1):
+        print(f"board {number}: {url}", flush=True)
+    print(f"oware-companion: open http://{shown}:{config.port}/", flush=True)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=config.host,
+            port=config.port,
+            log_config=None,  # keep the CLI's logging setup (levels, format)
+            ws_max_size=config.max_body_bytes,
+            ws_ping_interval=20.0,
+            timeout_graceful_shutdown=3,
+        )
+    )
+    server.run()
+    return 0
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    config = build_config(args)
+    return run(args.source or ["sim://"], config, resume=not args.fresh)
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    config = build_config(args)
+    if args.data_dir is None and args.config is None:
+        # demo games do not belong in the club's history
+        config = config.with_overrides(data_dir=config.data_dir / "demo")
+    url = DEMO_SOURCE + (f"&seed={args.seed}" if args.seed is not None else "")
+    return run([url], config, resume=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m companion.commands.serve serve|demo …`` (the same as the CLI's)."""
+    parser = argparse.ArgumentParser(prog="oware-companion")
+    parser.add_argument("--log-level", default="INFO")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.func(args))
+    except (ValueError, OSError) as exc:
+        print(f"oware-companion: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,16 @@
+"""The live service: sources, referee, recorder, index and broadcast, wired per board.
+
+Start with :mod:`companion.service.service` (the :class:`Service` that
+``oware-companion serve`` builds) and :mod:`companion.service.board` (one
+board's run-time: source thread → referee → session log → pages). The other
+modules each hold one part:
+
+* :mod:`.config` – venue settings from a TOML file;
+* :mod:`.sources` – source URLs, and the ``replay://`` source;
+* :mod:`.recorder` – the JSONL session log, flushed and fsync-ed;
+* :mod:`.index` – the SQLite catalogue of games, players, results, logs;
+* :mod:`.hub` – fan-out of messages to every connected page;
+* :mod:`.commands` – checking people's commands before the referee sees them.
+
+The web API around it is :mod:`dashboard.app`.
+"""

@@ -1,0 +1,405 @@
+"""One board at run time: source thread → asyncio queue → referee → log → index → pages.
+
+A :class:`BoardRuntime` owns everything about one physical board:
+
+* a worker thread iterating the source (sources block) and handing each item
+  to the event loop with ``call_soon_threadsafe``;
+* the :class:`~core.referee.Referee`, fed on the event loop only, so
+  observations and people's commands are handled one at a time, in order;
+* the session log (:mod:`companion.service.recorder`): each observation and
+  accepted command is written and flushed, then its events are written and
+  ``fsync``-ed, and only then broadcast and indexed;
+* the games index row of the game in progress;
+* the engine worker, if any, told about every new position.
+
+Crash resume: at start, if the index has an unfinished log for this board,
+it is replayed line by line into a fresh referee (exactly what
+:func:`core.referee.session.replay` does). The referee then stands at the
+same position with the same moves and alerts; events the crashed process had
+not written yet (it died between an observation and its events) are written
+now. New observations continue the same log.
+
+Observation times: a restarted source starts its clock again, and the
+referee's timing (how long a board has been still) must never run backwards,
+so times are shifted to continue after the last logged one. The log holds
+the shifted times, which is what a replay needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from core.errors import RulesError
+from core.observation import Observation
+from core.position import Position
+from core.records import GameRecord
+from core.referee import Event, Referee
+from core.referee.session import feed_line, line_kind, referee_from_header, session_header
+
+from .commands import validate_command
+from .hub import Hub, Subscriber
+from .index import GameIndex
+from .recorder import SessionLog, read_log
+
+log = logging.getLogger(__name__)
+
+#: Seconds put between the last logged observation and a restarted source's first.
+RESTART_GAP = 1.0
+
+#: Longest wait for pages to receive what was published before reading on (seconds).
+DRAIN_TIMEOUT = 0.05
+
+#: Events after which the position the engine should think about has changed.
+POSITION_EVENTS = frozenset({"move", "corrected", "new_game", "game_over"})
+
+
+class BoardRuntime:
+    """The live game of one board. Create, then ``await start()`` on the event loop."""
+
+    def __init__(
+        self,
+        board: str,
+        url: str,
+        source: Any,
+        *,
+        index: GameIndex,
+        data_dir: Path,
+        start: Position,
+        referee_settings: dict[str, float] | None = None,
+        fair_play: bool = False,
+        engine_factory: Callable[[Callable[[dict[str, Any]], None]], Any] | None = None,
+        resume: bool = True,
+    ) -> None:
+        self.board = board
+        self.url = url
+        self.source = source
+        self.index = index
+        self.data_dir = data_dir
+        self.fair_play = fair_play
+        self.hub = Hub()
+        self.link: dict[str, Any] = {"type": "link", "state": "starting", "detail": ""}
+        self.suggestion: dict[str, Any] | None = None
+        self.events: list[dict[str, Any]] = []
+        self.resumed = False
+        self.observations = 0
+        self._start = start
+        self._settings = dict(referee_settings or {})
+        self._engine_factory = engine_factory
+        self._engine: Any = None
+        self._resume = resume
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = threading.Event()
+        self._last_t = 0.0
+        self._offset = 0.0
+        self._declared = False
+        self.referee: Referee
+        self.session: SessionLog
+        self.log_id: int
+        self.game_id: int
+
+    # -- life cycle ----------------------------------------------------------------
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        existing = self.index.open_log(self.board) if self._resume else None
+        if existing is not None and (self.data_dir / existing["path"]).is_file():
+            self._resume_log(existing)
+        else:
+            self._new_log()
+        if self._engine_factory is not None:
+            self._engine = self._engine_factory(self._on_suggestion)
+            self._engine.update(self.referee.position)
+        self.source.open()
+        self._thread = threading.Thread(
+            target=self._pump, args=(loop,), name=f"source-{self.board}", daemon=True
+        )
+        self._thread.start()
+        self._task = asyncio.create_task(self._consume(), name=f"board-{self.board}")
+
+    async def stop(self) -> None:
+        """Close the source, wait for its thread, flush and close the log."""
+        self._stopping.set()
+        try:
+            self.source.close()
+        except Exception:  # a broken source must not stop the shutdown
+            log.exception("board %s: closing the source failed", self.board)
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 5.0)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._engine is not None:
+            await asyncio.to_thread(self._engine.close)
+        self.session.close()
+
+    def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The source thread: hand every item to the event loop."""
+        try:
+            for item in self.source:
+                if self._stopping.is_set():
+                    break
+                loop.call_soon_threadsafe(self._queue.put_nowait, item)
+        except Exception as exc:
+            log.exception("board %s: source %s failed", self.board, self.url)
+            status = {"type": "link", "state": "disconnected", "detail": f"source failed: {exc}"}
+            with contextlib.suppress(RuntimeError):  # the loop may be closing
+                loop.call_soon_threadsafe(self._queue.put_nowait, status)
+
+    async def _consume(self) -> None:
+        while True:
+            item = await self._queue.get()
+            published = self.hub.published
+            try:
+                self.handle(item)
+            except Exception:
+                # one bad item must not stop the board; it is in the log for a post-mortem
+                log.exception("board %s: could not handle %r", self.board, item)
+            # get() does not yield while items are waiting: let HTTP and WebSockets in,
+            # and let the pages have what was just published before the next reading
+            await asyncio.sleep(0)
+            if self.hub.published != published:
+                await self.hub.drained(DRAIN_TIMEOUT)
+
+    # -- the log ---------------------------------------------------------------------
+    def _new_log(self) -> None:
+        header_source = getattr(self.source, "header", None)
+        if isinstance(header_source, dict):
+            # a replayed session: same start and referee settings as recorded
+            header = dict(header_source)
+            self.referee = referee_from_header(header)
+        else:
+            header = session_header(self._start, **self._settings)
+            self.referee = Referee(self._start, **self._settings)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        folder = self.data_dir / "sessions"
+        for n in range(1000):
+            name = f"board{self.board}-{stamp}" + (f"-{n}" if n else "") + ".jsonl"
+            if not (folder / name).exists():
+                break
+        self.session = SessionLog.create(folder / name, header)
+        rel = str((folder / name).relative_to(self.data_dir))
+        self.log_id = self.index.add_log(self.board, self.url, rel)
+        self.game_id = self.index.start_game(self.board, self.log_id, self.referee.start.rules)
+        log.info("board %s: new session log %s", self.board, rel)
+
+    def _resume_log(self, row: dict[str, Any]) -> None:
+        path = self.data_dir / row["path"]
+        lines, valid = read_log(path)
+        self.referee = referee_from_header(lines[0])
+        logged: list[dict[str, Any]] = []
+        produced: list[dict[str, Any]] = []
+        for line in lines[1:]:
+            kind = line_kind(line)
+            if kind == "event":
+                logged.append(line)
+                continue
+            if kind == "observation" and isinstance(line.get("t"), int | float):
+                self._last_t = max(self._last_t, float(line["t"]))
+            produced.extend(_as_json(e) for e in feed_line(self.referee, line))
+            if kind == "command":
+                self._note_command(line)
+        self.session = SessionLog.open_existing(path, valid)
+        if produced[: len(logged)] != logged:
+            log.warning(
+                "board %s: the events in %s differ from its replay; the replay is kept",
+                self.board,
+                path.name,
+            )
+        missing = produced[len(logged) :]
+        self.session.append_many(missing, sync=True)
+        self.events = produced
+        self.log_id = int(row["id"])
+        self.game_id = self.index.last_game(self.log_id) or self.index.start_game(
+            self.board, self.log_id, self.referee.start.rules
+        )
+        self._offset = 0.0
+        self._restarted = True
+        self.resumed = True
+        self._index_game()
+        log.info(
+            "board %s: resumed %s at move %d (%d events, %d written now)",
+            self.board,
+            path.name,
+            len(self.referee.moves),
+            len(produced),
+            len(missing),
+        )
+
+    # -- items from the source ----------------------------------------------------------
+    _restarted = False
+
+    def handle(self, item: Any) -> None:
+        """One item from the source (on the event loop)."""
+        if isinstance(item, Observation):
+            self._observe(item)
+        elif isinstance(item, dict) and "command" in item:
+            # a replayed session's command: it keeps its recorded time
+            t = float(item.get("t", self._last_t)) + self._offset
+            self._run_command(validate_command({k: v for k, v in item.items() if k != "t"}), t)
+        elif isinstance(item, dict) and item.get("type") in ("link", "camera"):
+            self.link = {k: item[k] for k in ("type", "state", "detail") if k in item}
+            self.hub.publish({**self.link, "board": self.board})
+        elif isinstance(item, dict):
+            self._observe_raw(item)
+
+    def _retime(self, t: float) -> float:
+        shifted = t + self._offset
+        if self._restarted or shifted < self._last_t:
+            self._offset = self._last_t + RESTART_GAP - t
+            shifted = t + self._offset
+            self._restarted = False
+        return shifted
+
+    def _observe(self, obs: Observation) -> None:
+        obs = replace(obs, t=self._retime(obs.t))
+        self._last_t = obs.t
+        self.observations += 1
+        self.session.append(obs.to_json())
+        self._publish(self.referee.observe(obs))
+
+    def _observe_raw(self, raw: dict[str, Any]) -> None:
+        """A line a replay could not parse: the referee says ``bad_observation``."""
+        self.session.append(raw)
+        self._publish(self.referee.observe(raw))
+
+    # -- commands from people -------------------------------------------------------------
+    def command(self, raw: Any) -> list[dict[str, Any]]:
+        """Carry out a command (on the event loop); raises ``CommandInvalid`` / ``CommandError``."""
+        cmd = validate_command(raw)
+        if cmd["command"] == "fair_play":
+            self.set_fair_play(bool(cmd["on"]))
+            return []
+        return [e.to_json() for e in self._run_command(cmd, self._last_t)]
+
+    def _run_command(self, cmd: dict[str, Any], t: float) -> list[Event]:
+        names = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
+        line = {**cmd, "t": t}
+        events = self.referee.command(line, t)  # raises CommandError: nothing is logged
+        self.session.append(line)
+        self._note_command(line)
+        if cmd["command"] == "new_game":
+            self.index.end_game(self.game_id)
+            self.game_id = self.index.start_game(
+                self.board, self.log_id, self.referee.start.rules, **names
+            )
+        self._publish(events)
+        if cmd["command"] in ("new_game", "set_position", "undo"):
+            self.hub.publish({**self.state(), "type": "state"})
+        return events
+
+    def _note_command(self, line: dict[str, Any]) -> None:
+        if line["command"] == "declare_cycle_end":
+            self._declared = True
+        elif line["command"] in ("new_game", "undo", "set_position"):
+            self._declared = False
+
+    def set_fair_play(self, on: bool) -> None:
+        self.fair_play = on
+        if self._engine is not None:
+            self._engine.set_fair_play(on)
+        self.hub.publish({**self.state(), "type": "state"})
+
+    # -- after the referee spoke ----------------------------------------------------------------
+    def _publish(self, events: list[Event]) -> None:
+        if not events:
+            return
+        lines = [_as_json(e) for e in events]
+        self.session.append_many(lines, sync=True)  # on disk before anyone sees it
+        self.events.extend(lines)
+        self._index_game()
+        if any(e.type in POSITION_EVENTS for e in events):
+            self.suggestion = None
+            if self._engine is not None:
+                self._engine.update(self.referee.position)
+        if any(e.type == "move" for e in events) and hasattr(self.source, "confirm"):
+            # a camera learns this board's seeds from every confirmed position
+            try:
+                self.source.confirm(list(self.referee.position.pits))
+            except Exception:
+                log.exception("board %s: camera confirm failed", self.board)
+        for line in lines:
+            self.hub.publish({**line, "board": self.board})
+
+    def _on_suggestion(self, event: dict[str, Any]) -> None:
+        """From the engine worker (called on the event loop)."""
+        if event.get("position") != self.referee.position.to_text():
+            return  # about a position that is already gone
+        message = _as_json_dict(event)
+        self.suggestion = message
+        fair = self.fair_play
+
+        def accept(sub: Subscriber) -> bool:
+            return not (fair and sub.role == "player")
+
+        self.hub.publish({**message, "board": self.board}, accept)
+
+    def _index_game(self) -> None:
+        ref = self.referee
+        record: GameRecord | None = None
+        try:
+            record = GameRecord(ref.start, [o.pit for o in ref.moves], {}, self._declared)
+        except (RulesError, ValueError):
+            # corrected by hand or a missed capture: the moves no longer follow the rules
+            record = None
+        result = record.result() if record is not None else "*"
+        ended = time.time() if ref.position.is_over else None
+        self.index.update_game(
+            self.game_id,
+            moves=len(ref.moves),
+            result=result,
+            record=None if record is None else record.to_json(),
+            ended=ended,
+        )
+
+    # -- views ---------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """``Referee.state()`` plus what the page needs about the board (SERVICE_API.md)."""
+        return {
+            **self.referee.state(),
+            "board": self.board,
+            "source": self.url,
+            "fair_play": self.fair_play,
+            "suggestion": self.suggestion,
+            "link": self.link,
+        }
+
+    def health(self) -> dict[str, Any]:
+        try:
+            link = self.source.health()
+        except Exception as exc:  # health must answer even when the source is broken
+            link = {"error": str(exc)}
+        out: dict[str, Any] = {
+            "source": self.url,
+            "link": link,
+            "link_state": self.link.get("state"),
+            "phase": self.referee.phase,
+            "moves": len(self.referee.moves),
+            "observations": self.observations,
+            "spectators": self.hub.count,
+            "log": str(self.session.path.relative_to(self.data_dir)),
+            "resumed": self.resumed,
+        }
+        if self._engine is not None:
+            out["engine"] = self._engine.health()
+        return out
+
+
+def _as_json(event: Event) -> dict[str, Any]:
+    """An event exactly as it reads back from the log (tuples become lists...)."""
+    return _as_json_dict(event.to_json())
+
+
+def _as_json_dict(data: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(json.dumps(data))
+    return result

@@ -1,0 +1,167 @@
+"""Venue settings: what a club or a tournament sets once, in a TOML file.
+
+The command line overrides the file, the file overrides the defaults. Example
+(``oware-companion serve --config venue.toml``)::
+
+    [venue]
+    rules = "abapa"                  # rule set spec, as --rules
+    languages = ["en", "fr"]         # for the announcer and the page
+    token = "a-long-secret"          # commands need it (always, once set)
+    fair_play = true                 # players' screens get no suggestions
+    host = "127.0.0.1"
+    port = 8000
+    data_dir = "/var/lib/oware"      # session logs and the games database
+    allowed_origins = ["http://club.local:8000"]   # extra WebSocket origins
+
+    [camera]
+    calibration = "board.json"       # vision calibration for camera:// and video://
+
+    [engine]
+    enabled = true
+    seconds = 3.0                    # thinking time per position
+
+Unknown keys are refused with a message naming them, so a typo does not
+silently leave a venue without its token.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from core.rules import parse_rules_spec
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message says which key and why."""
+
+
+def default_data_dir() -> Path:
+    """Where session logs and the games database live unless told otherwise."""
+    return platformdirs.user_data_path("oware-companion")
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Everything the live service needs to know that is not a source URL."""
+
+    rules: str = "abapa"
+    languages: tuple[str, ...] = ("en",)
+    token: str | None = None
+    fair_play: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = field(default_factory=default_data_dir)
+    allowed_origins: tuple[str, ...] = ()
+    camera_calibration: Path | None = None
+    engine: bool = True
+    engine_seconds: float = 3.0
+    max_body_bytes: int = 64 * 1024
+    """Largest request body (and WebSocket message) accepted."""
+
+    def with_overrides(self, **changes: Any) -> ServiceConfig:
+        """A copy with the given fields replaced; ``None`` values are ignored."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "venue": {
+        "rules": str,
+        "languages": list,
+        "token": str,
+        "fair_play": bool,
+        "host": str,
+        "port": int,
+        "data_dir": str,
+        "allowed_origins": list,
+    },
+    "camera": {"calibration": str},
+    "engine": {"enabled": bool, "seconds": (int, float)},
+}
+
+
+def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceConfig:
+    """A :class:`ServiceConfig` from parsed TOML; relative paths are taken from ``base_dir``."""
+    base = base_dir or Path.cwd()
+    unknown_sections = set(data) - set(_SECTIONS)
+    if unknown_sections:
+        raise ConfigError(
+            f"unknown section(s) {', '.join(sorted(unknown_sections))}; "
+            f"known: {', '.join(_SECTIONS)}"
+        )
+    values: dict[str, Any] = {}
+    for section, keys in _SECTIONS.items():
+        table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"[{section}] must be a table")
+        unknown = set(table) - set(keys)
+        if unknown:
+            raise ConfigError(
+                f"unknown key(s) in [{section}]: {', '.join(sorted(unknown))}; "
+                f"known: {', '.join(keys)}"
+            )
+        for key, kind in keys.items():
+            if key not in table:
+                continue
+            value = table[key]
+            # bool is an int in Python: do not let `port = true` through
+            if isinstance(value, bool) and kind is not bool:
+                raise ConfigError(f"[{section}] {key} has the wrong type")
+            if not isinstance(value, kind):
+                raise ConfigError(f"[{section}] {key} has the wrong type ({type(value).__name__})")
+            values[f"{section}.{key}"] = value
+    cfg: dict[str, Any] = {}
+    if "venue.rules" in values:
+        try:
+            parse_rules_spec(values["venue.rules"])
+        except ValueError as exc:
+            raise ConfigError(f"[venue] rules: {exc}") from None
+        cfg["rules"] = values["venue.rules"]
+    for key in ("languages", "allowed_origins"):
+        if f"venue.{key}" in values:
+            items = values[f"venue.{key}"]
+            if not all(isinstance(s, str) for s in items):
+                raise ConfigError(f"[venue] {key} must be a list of strings")
+            cfg[key] = tuple(items)
+    if "venue.token" in values:
+        token = values["venue.token"]
+        if len(token) < 8:
+            raise ConfigError("[venue] token must be at least 8 characters")
+        cfg["token"] = token
+    for key in ("fair_play", "host"):
+        if f"venue.{key}" in values:
+            cfg[key] = values[f"venue.{key}"]
+    if "venue.port" in values:
+        port = values["venue.port"]
+        if not 0 <= port <= 65535:
+            raise ConfigError(f"[venue] port must be 0-65535 (got {port})")
+        cfg["port"] = port
+    if "venue.data_dir" in values:
+        cfg["data_dir"] = (base / values["venue.data_dir"]).resolve()
+    if "camera.calibration" in values:
+        cfg["camera_calibration"] = (base / values["camera.calibration"]).resolve()
+    if "engine.enabled" in values:
+        cfg["engine"] = values["engine.enabled"]
+    if "engine.seconds" in values:
+        seconds = float(values["engine.seconds"])
+        if not 0 < seconds <= 600:
+            raise ConfigError("[engine] seconds must be between 0 and 600")
+        cfg["engine_seconds"] = seconds
+    return ServiceConfig(**cfg)
+
+
+def load_config(path: Path | str) -> ServiceConfig:
+    """Read a venue TOML file (see the module docstring)."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {p}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p} is not valid TOML: {exc}") from None
+    return parse_config(data, p.parent)

@@ -1,0 +1,97 @@
+"""The broadcast hub: one board's messages, fanned out to every connected page.
+
+Each WebSocket client gets a :class:`Subscriber` with its own bounded queue;
+:meth:`Hub.publish` serialises a message once and puts the same text in every
+queue, so 200 spectators cost 200 queue appends, not 200 ``json.dumps``. A
+client too slow to keep up (its queue full) is dropped rather than letting
+the server's memory grow without bound; the page reconnects and gets the
+whole state again.
+
+Everything here runs on the event-loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+ROLES = ("referee", "spectator", "player", "overlay", "teaching")
+
+#: Messages a client may lag behind before it is dropped.
+QUEUE_LIMIT = 5000
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One connected page."""
+
+    role: str
+    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    dropped: bool = False
+
+
+class Hub:
+    """Subscribers of one board."""
+
+    def __init__(self) -> None:
+        self._subs: set[Subscriber] = set()
+        self.published = 0
+
+    def subscribe(self, role: str) -> Subscriber:
+        sub = Subscriber(role)
+        self._subs.add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self._subs.discard(sub)
+
+    @property
+    def count(self) -> int:
+        return len(self._subs)
+
+    def backlog(self) -> int:
+        """Messages queued but not yet sent, over all subscribers."""
+        return sum(sub.queue.qsize() for sub in self._subs)
+
+    async def drained(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) until every subscriber's queue is empty.
+
+        The board calls this after publishing, so that sending to pages goes
+        before reading the next observation: latency to spectators stays low
+        while observations, which lose nothing by waiting, queue up.
+        """
+        deadline = time.monotonic() + timeout
+        while self.backlog() and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)
+
+    @staticmethod
+    def encode(message: dict[str, Any]) -> str:
+        """The text sent for ``message``, stamped with the broadcast time."""
+        return json.dumps({**message, "server_time": time.time()}, separators=(",", ":"))
+
+    def publish(
+        self, message: dict[str, Any], accept: Callable[[Subscriber], bool] | None = None
+    ) -> None:
+        """Send ``message`` to every subscriber (those ``accept`` allows, if given)."""
+        text = self.encode(message)
+        self.published += 1
+        for sub in list(self._subs):
+            if accept is not None and not accept(sub):
+                continue
+            try:
+                sub.queue.put_nowait(text)
+            except asyncio.QueueFull:
+                sub.dropped = True
+                self._subs.discard(sub)
+                # wake the sender so it notices and closes the connection
+                _clear_and_mark(sub.queue)
+
+
+def _clear_and_mark(queue: asyncio.Queue[str]) -> None:
+    while not queue.empty():
+        queue.get_nowait()
+    queue.put_nowait("")  # an empty text means: you were dropped

@@ -1,0 +1,146 @@
+"""The live service: every board of one process, the games index, start and stop.
+
+:class:`Service` is what ``oware-companion serve`` builds and what the
+FastAPI app (``dashboard.app.create_app``) serves. It is created outside the
+event loop; :meth:`Service.start` (called from the app's lifespan) opens the
+sources and resumes unfinished sessions, :meth:`Service.stop` closes them.
+
+Data directory layout::
+
+    DATA_DIR/games.sqlite            the index (companion.service.index)
+    DATA_DIR/sessions/board1-….jsonl one session log per board and run
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.position import Position
+from core.rules import parse_rules_spec
+
+from .board import BoardRuntime
+from .config import ServiceConfig
+from .index import GameIndex
+from .sources import open_source, referee_settings_for, validate_url
+
+log = logging.getLogger(__name__)
+
+EngineFactory = Callable[[Callable[[dict[str, Any]], None]], Any]
+
+
+def is_loopback(host: str) -> bool:
+    """True for addresses only this machine can reach (``127.0.0.1``, ``::1``, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Service:
+    """Boards ``"1"``, ``"2"``, … (one per source URL), the index, and the security settings."""
+
+    def __init__(
+        self,
+        sources: list[str],
+        config: ServiceConfig,
+        *,
+        engine: bool | None = None,
+        resume: bool = True,
+        source_factory: Callable[[str], Any] | None = None,
+    ) -> None:
+        if not sources:
+            raise ValueError("at least one source URL is needed (e.g. sim://)")
+        for url in sources:
+            validate_url(url)
+        self.config = config
+        self.urls = list(sources)
+        self.data_dir = Path(config.data_dir).resolve()
+        self.ruleset = parse_rules_spec(config.rules)
+        self.engine_enabled = config.engine if engine is None else engine
+        self.resume = resume
+        self._source_factory = source_factory or (
+            lambda url: open_source(url, config.camera_calibration)
+        )
+        self.index: GameIndex | None = None
+        self.boards: dict[str, BoardRuntime] = {}
+
+    # -- security ---------------------------------------------------------------------
+    @property
+    def token_required(self) -> bool:
+        """Commands need a token off loopback, and whenever one is configured."""
+        return self.config.token is not None or not is_loopback(self.config.host)
+
+    def check_token(self, given: str | None) -> bool:
+        if not self.token_required:
+            return True
+        if self.config.token is None or given is None:
+            return False
+        return hmac.compare_digest(given.encode(), self.config.token.encode())
+
+    # -- life cycle ----------------------------------------------------------------------
+    async def start(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.index = GameIndex(self.data_dir / "games.sqlite")
+        loop = asyncio.get_running_loop()
+        for number, url in enumerate(self.urls, start=1):
+            board = str(number)
+            runtime = BoardRuntime(
+                board,
+                url,
+                self._source_factory(url),
+                index=self.index,
+                data_dir=self.data_dir,
+                start=Position.initial(self.ruleset),
+                referee_settings=referee_settings_for(url),
+                fair_play=self.config.fair_play,
+                engine_factory=self._engine_factory(loop) if self.engine_enabled else None,
+                resume=self.resume,
+            )
+            await runtime.start()
+            self.boards[board] = runtime
+            log.info("board %s: %s", board, url)
+
+    async def stop(self) -> None:
+        for runtime in self.boards.values():
+            await runtime.stop()
+        if self.index is not None:
+            self.index.close()
+        log.info("service stopped; logs closed")
+
+    def _engine_factory(self, loop: asyncio.AbstractEventLoop) -> EngineFactory:
+        seconds = self.config.engine_seconds
+        fair_play = self.config.fair_play
+
+        def make(publish: Callable[[dict[str, Any]], None]) -> Any:
+            # imported here: numba compiles on first use, and --no-engine should not pay it
+            from companion.engine_worker import EngineWorker
+
+            return EngineWorker(publish, seconds=seconds, fair_play=fair_play, loop=loop)
+
+        return make
+
+    # -- views ---------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "boards": {b: r.health() for b, r in self.boards.items()},
+        }
+
+    def board_list(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "board": b,
+                "source": r.url,
+                "rules": r.referee.position.rules,
+                "players": r.referee.position.players,
+            }
+            for b, r in self.boards.items()
+        ]

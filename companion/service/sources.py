@@ -1,0 +1,155 @@
+"""Source URLs → source objects, and ``replay://``, the recorded-session source.
+
+Every source follows one interface (see ``firmware_bridge.source``):
+``open()``, ``close()`` (thread-safe), blocking iteration yielding
+:class:`~core.observation.Observation` objects or status dicts, ``health()``.
+
+==========================  ==============================================
+``sim://?...``              virtual sensor board (``firmware_bridge``)
+``serial:///dev/ttyUSB0``   sensor board on a port; ``serial://auto`` finds it
+``camera://0``              a camera (``vision``; needs a calibration)
+``video://match.mp4``       a recorded video (``vision``)
+``replay://session.jsonl``  a recorded session log, ``?speed=0`` as fast as it reads,
+                            ``?speed=N`` N times its original pace (default 1)
+==========================  ==============================================
+
+A replayed session also gives back the commands people gave during it
+(``{"command": ...}`` dicts), and its header (:attr:`ReplaySource.header`)
+says which start position and referee settings to use, so that the live
+service gives exactly the events the recorded run gave.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from core.observation import Observation, ObservationError
+from core.referee.session import FORMAT, line_kind
+
+from .recorder import read_log
+
+SCHEMES = ("sim", "serial", "camera", "video", "replay")
+
+SourceItem = Observation | dict[str, Any]
+
+
+class Source(Protocol):
+    """What the service needs from a source."""
+
+    def open(self) -> None: ...
+    def close(self) -> None: ...
+    def __iter__(self) -> Iterator[SourceItem]: ...
+    def health(self) -> dict[str, Any]: ...
+
+
+class SourceURLError(ValueError):
+    """A source URL the service cannot use; the message says why."""
+
+
+class ReplaySource:
+    """Plays a recorded session log: observations with their timing, and commands."""
+
+    def __init__(self, path: Path, speed: float = 1.0) -> None:
+        if speed < 0:
+            raise SourceURLError("replay speed must be 0 (as fast as possible) or more")
+        lines, _ = read_log(path)
+        if not lines or lines[0].get("format") != FORMAT:
+            raise SourceURLError(f"{path} is not a session log (no {FORMAT!r} header)")
+        self.path = path
+        self.speed = speed
+        self.header = lines[0]
+        self._lines = [ln for ln in lines[1:] if line_kind(ln) != "event"]
+        self._closed = threading.Event()
+        self.played = 0
+
+    def open(self) -> None:
+        self._closed.clear()
+
+    def close(self) -> None:
+        self._closed.set()
+
+    def __iter__(self) -> Iterator[SourceItem]:
+        yield {"type": "link", "state": "connected", "detail": f"replaying {self.path.name}"}
+        previous: float | None = None
+        for line in self._lines:
+            if self._closed.is_set():
+                return
+            t = float(line.get("t", previous or 0.0))
+            # wait() instead of sleep(): close() ends a long pause at once
+            pause = (t - previous) / self.speed if self.speed > 0 and previous is not None else 0
+            if pause > 0 and self._closed.wait(pause):
+                return
+            previous = t
+            self.played += 1
+            if line_kind(line) == "command":
+                yield dict(line)
+                continue
+            try:
+                yield Observation.from_json(line)
+            except ObservationError:
+                yield dict(line)  # the referee reports it as bad_observation, as it did live
+        yield {"type": "link", "state": "disconnected", "detail": "end of the recorded session"}
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "source": "replay",
+            "file": self.path.name,
+            "lines": len(self._lines),
+            "played": self.played,
+            "finished": self.played >= len(self._lines),
+        }
+
+
+def validate_url(url: str) -> str:
+    """The URL's scheme, or :class:`SourceURLError` saying what is accepted."""
+    scheme = urlsplit(url).scheme
+    if scheme not in SCHEMES:
+        raise SourceURLError(
+            f"unknown source {url!r}; use one of " + ", ".join(f"{s}://" for s in SCHEMES)
+        )
+    return scheme
+
+
+def open_source(url: str, camera_calibration: Path | None = None) -> Any:
+    """The (not yet opened) source for ``url``."""
+    scheme = validate_url(url)
+    if scheme in ("sim", "serial"):
+        from firmware_bridge.source import open_source as open_sensor
+
+        return open_sensor(url)
+    if scheme == "replay":
+        parts = urlsplit(url)
+        path = Path(unquote(parts.netloc + parts.path))
+        if not path.is_file():
+            raise SourceURLError(f"replay file not found: {path}")
+        query = parse_qs(parts.query)
+        try:
+            speed = float(query.get("speed", ["1"])[-1])
+        except ValueError:
+            raise SourceURLError("replay speed must be a number") from None
+        return ReplaySource(path, speed)
+    # camera:// and video:// need OpenCV: import only when asked for
+    from vision.calibration import Calibration
+    from vision.source import CameraSource
+
+    if camera_calibration is None:
+        raise SourceURLError(
+            f"{url} needs a camera calibration: run `oware-companion calibrate` and set "
+            "[camera] calibration in the config file"
+        )
+    return CameraSource(url, Calibration.load(camera_calibration))
+
+
+def referee_settings_for(url: str) -> dict[str, float]:
+    """Referee settings that suit the kind of source (cameras give softer beliefs)."""
+    if validate_url(url) in ("camera", "video"):
+        from vision.pipeline import CAMERA_REFEREE
+
+        return dict(CAMERA_REFEREE)
+    return {}
+
+

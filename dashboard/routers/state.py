@@ -1,0 +1,63 @@
+"""Boards, game state, the event history, and commands (new game, correct, undo, confirm…)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+
+from companion.service.commands import CommandInvalid
+from core.referee import CommandError
+
+from .deps import BoardDep, ServiceDep, require_token
+
+router = APIRouter(prefix="/api", tags=["game"])
+
+
+@router.get("/boards", summary="the boards this server watches")
+def boards(service: ServiceDep) -> list[dict[str, Any]]:
+    return service.board_list()
+
+
+@router.get("/board/{b}/state", summary="the game on a board, as the referee sees it")
+def state(board: BoardDep) -> dict[str, Any]:
+    return board.state()
+
+
+@router.get("/board/{b}/events", summary="events of the board's session, oldest first")
+def events(
+    board: BoardDep,
+    since: Annotated[int, Query(ge=0, description="first list index to return")] = 0,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
+) -> dict[str, Any]:
+    return {
+        "events": board.events[since : since + limit],
+        "total": len(board.events),
+    }
+
+
+@router.post(
+    "/board/{b}/command",
+    summary="give the referee a command",
+    dependencies=[Depends(require_token)],
+    responses={
+        400: {"description": "malformed command"},
+        401: {"description": "token missing or wrong"},
+        409: {"description": "the referee refused it (e.g. an illegal move)"},
+    },
+)
+async def command(board: BoardDep, request: Request) -> dict[str, Any]:
+    """Body: ``{"command": "new_game" | "set_position" | "undo" | "confirm" |
+    "declare_cycle_end" | "fair_play", ...}`` (see docs/SERVICE_API.md)."""
+    body = await request.body()
+    try:
+        raw = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise HTTPException(400, "the body must be a JSON object (it is not valid JSON)") from None
+    try:
+        return {"events": board.command(raw)}
+    except CommandInvalid as exc:
+        raise HTTPException(400, str(exc)) from None
+    except CommandError as exc:
+        raise HTTPException(409, str(exc)) from None
