@@ -1,0 +1,138 @@
+// The board as SVG: pits with drawn seeds and counts, stores, pit letters, highlights.
+//
+// Two players: North's row on top (f … a from left to right, as South sees it),
+// South's row below (A … F), North's store on the left, South's on the right.
+// Three and four players sit around a square: player 1 at the bottom, the next
+// player on the right, then the top, then the left (counter-clockwise, the
+// sowing direction); each store sits at the corner after the player's pit F,
+// where the sowing ring passes through it.
+//
+// renderBoard() rebuilds the whole SVG each time (a board is a few hundred
+// elements, well under a millisecond); the sowing animation is replayed only
+// when a new move arrives (`animate` true), so other updates do not restart it.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const MAX_DRAWN_SEEDS = 24;
+const MAX_DRAWN_STORE = 48;
+
+/** Pit and store centres for a board of `players` players. */
+export function layout(players) {
+  if (players === 2) {
+    const pits = [];
+    for (let i = 0; i < 12; i++) {
+      const col = i < 6 ? i : 11 - i;
+      pits.push({ x: 195 + col * 122, y: i < 6 ? 300 : 120, side: i < 6 ? "bottom" : "top" });
+    }
+    return {
+      width: 1000, height: 420, r: 54, pits,
+      stores: [{ x: 930, y: 210, w: 110, h: 290 }, { x: 70, y: 210, w: 110, h: 290 }],
+      centre: { x: 500, y: 210 },
+    };
+  }
+  // Pits 235…765 along each side leave the corners to the stores (100 wide).
+  const step = 106;
+  const sides = [
+    (k) => ({ x: 235 + k * step, y: 880, side: "bottom" }),
+    (k) => ({ x: 880, y: 765 - k * step, side: "right" }),
+    (k) => ({ x: 765 - k * step, y: 120, side: "top" }),
+    (k) => ({ x: 120, y: 235 + k * step, side: "left" }),
+  ];
+  const corners = [
+    { x: 880, y: 880 }, { x: 880, y: 120 }, { x: 120, y: 120 }, { x: 120, y: 880 },
+  ];
+  const pits = [];
+  for (let p = 0; p < players; p++) for (let k = 0; k < 6; k++) pits.push(sides[p](k));
+  return {
+    width: 1000, height: 1000, r: 48, pits,
+    stores: corners.slice(0, players).map((c) => ({ ...c, w: 104, h: 104 })),
+    centre: { x: 500, y: 500 },
+  };
+}
+
+function el(name, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Seeds arranged on a sunflower spiral, so any count looks like a heap, not a grid. */
+function drawSeeds(group, cx, cy, radius, count, limit) {
+  const n = Math.min(count, limit);
+  for (let j = 0; j < n; j++) {
+    const rr = (radius - 10) * Math.sqrt((j + 0.5) / Math.max(n, 5));
+    const a = j * 2.39996 + 0.6;
+    group.append(el("circle", {
+      class: "seed", cx: (cx + rr * Math.cos(a)).toFixed(1),
+      cy: (cy + rr * Math.sin(a)).toFixed(1), r: 7.5,
+    }));
+  }
+}
+
+/**
+ * Draw `view` into `container`. view = {
+ *   players, pits, stores, toMove, names: [pit names], storeLabels: [..],
+ *   marks: {pit: [class names]}, storeMarks: {player: [class]}, sownOrder: {pit: step},
+ *   values: {pit: "text"}, pitLabel(i) -> aria label, interactive: bool, animate: bool }
+ */
+export function renderBoard(container, view) {
+  const g = layout(view.players);
+  const svg = el("svg", {
+    viewBox: `0 0 ${g.width} ${g.height}`, class: `board-svg players-${view.players}`,
+    role: "group", "aria-label": view.label ?? "board",
+  });
+  svg.append(el("rect", {
+    class: "board-wood", x: 8, y: 8, width: g.width - 16, height: g.height - 16, rx: 60,
+  }));
+  view.stores.forEach((count, p) => {
+    const s = g.stores[p];
+    if (!s) return;
+    const classes = ["store", `player-${p}`, ...(view.storeMarks?.[p] ?? [])];
+    if (p === view.toMove) classes.push("to-move");
+    const grp = el("g", {
+      class: classes.join(" "), "data-store": p, role: "img",
+      "aria-label": view.storeLabels?.[p] ?? `store ${p}`,
+    });
+    grp.append(el("rect", {
+      class: "store-hole", x: s.x - s.w / 2, y: s.y - s.h / 2, width: s.w, height: s.h, rx: 48,
+    }));
+    drawSeeds(grp, s.x, s.y, Math.min(s.w, s.h) / 2 + 4, count, MAX_DRAWN_STORE);
+    grp.append(el("text", { class: "count store-count", x: s.x, y: s.y + 16 }, String(count)));
+    svg.append(grp);
+  });
+  view.pits.forEach((count, i) => {
+    const { x, y, side } = g.pits[i];
+    const owner = Math.floor(i / 6);
+    const classes = ["pit", `player-${owner}`, ...(view.marks?.[i] ?? [])];
+    const attrs = {
+      class: classes.join(" "), "data-pit": i, "aria-label": view.pitLabel(i, count),
+    };
+    if (view.interactive) Object.assign(attrs, { tabindex: 0, role: "button" });
+    else attrs.role = "img";
+    const grp = el("g", attrs);
+    if (view.sownOrder && view.animate && i in view.sownOrder) {
+      grp.style.setProperty("--step", view.sownOrder[i]);
+    }
+    grp.append(el("circle", { class: "pit-hole", cx: x, cy: y, r: g.r }));
+    drawSeeds(grp, x, y, g.r, count, MAX_DRAWN_SEEDS);
+    grp.append(el("text", { class: "count", x, y: y + 14 }, String(count)));
+    const off = g.r + 26;
+    const [lx, ly] = {
+      bottom: [x, y + off + 8], top: [x, y - off + 4], right: [x + off + 6, y + 8],
+      left: [x - off - 6, y + 8],
+    }[side];
+    grp.append(el("text", { class: "pit-name", x: lx, y: ly }, view.names[i]));
+    if (view.values && i in view.values) {
+      const vy = side === "top" ? y + g.r + 30 : y - g.r - 12;
+      const vx = side === "left" ? x + g.r + 40 : side === "right" ? x - g.r - 40 : x;
+      grp.append(el("text", { class: "pit-value", x: vx, y: side === "left" || side === "right" ? y + 8 : vy }, view.values[i]));
+    }
+    svg.append(grp);
+  });
+  if (view.centreText) {
+    svg.append(el("text", { class: "centre-text", x: g.centre.x, y: g.centre.y + 12 }, view.centreText));
+  }
+  container.replaceChildren(svg);
+  if (!view.animate) svg.classList.add("no-anim");
+  return svg;
+}

@@ -1,0 +1,74 @@
+// Texts of the page in English, Polish, German, Czech and French.
+//
+// Dictionaries live in ../i18n/<lang>.json as flat "key": "text with {params}".
+// A key missing in a language falls back to English, so a new text never shows
+// up as a raw key. Elements with data-i18n="key" get their text replaced, and
+// data-i18n-aria="key" their aria-label, whenever the language changes.
+
+export const LANGUAGES = ["en", "pl", "de", "cs", "fr"];
+
+/** BCP 47 tags for speech synthesis voices. */
+export const SPEECH_LOCALES = { en: "en-GB", pl: "pl-PL", de: "de-DE", cs: "cs-CZ", fr: "fr-FR" };
+
+const cache = new Map();
+let current = "en";
+let dict = {};
+let fallback = {};
+
+async function load(lang) {
+  if (!cache.has(lang)) {
+    const url = new URL(`../i18n/${lang}.json`, import.meta.url);
+    cache.set(lang, fetch(url).then((r) => (r.ok ? r.json() : {})).catch(() => ({})));
+  }
+  return cache.get(lang);
+}
+
+/** Pick the language: the URL's ?lang=, else the browser's, else English. */
+export function chooseLanguage(requested) {
+  if (LANGUAGES.includes(requested)) return requested;
+  for (const tag of navigator.languages ?? []) {
+    const base = tag.slice(0, 2).toLowerCase();
+    if (LANGUAGES.includes(base)) return base;
+  }
+  return "en";
+}
+
+export async function setLanguage(lang) {
+  fallback = await load("en");
+  dict = lang === "en" ? fallback : await load(lang);
+  current = lang;
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll("[data-i18n]")) {
+    node.textContent = t(node.dataset.i18n);
+  }
+  for (const node of document.querySelectorAll("[data-i18n-aria]")) {
+    node.setAttribute("aria-label", t(node.dataset.i18nAria));
+  }
+}
+
+export function language() {
+  return current;
+}
+
+/** The text of `key` with {name} placeholders filled from `params`. */
+export function t(key, params = {}) {
+  const text = dict[key] ?? fallback[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}
+
+/** "South" / "North" for two players, "Player 3" with more. */
+export function playerName(player, players) {
+  if (players === 2) return t(`player.${player}`);
+  return t("player.n", { n: player + 1 });
+}
+
+/** "D", "D and E", "D, E and F" in the current language. */
+export function joinNames(names) {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} ${t("word.and")} ${names.at(-1)}`;
+}
+
+/** Scores as "12 : 8" (2 players) or "12 : 8 : 4". */
+export function scoreText(scores) {
+  return scores.join(" : ");
+}

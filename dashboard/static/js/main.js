@@ -1,0 +1,410 @@
+// The dashboard's entry point: reads the URL, connects to the live service's
+// WebSocket, and redraws the page after every message.
+//
+// URL parameters: view=referee|player|spectator|overlay|teaching (default
+// spectator), board=1, lang=en|pl|de|cs|fr, token=… (for commands when the
+// server asks for one), speak=1 (announcements on), voice=<name>.
+//
+// Latency: each message's `server_time` is compared with the moment its DOM
+// update finished; window.dashboard.latencies holds the figures (ms) for the
+// browser tests and for anyone curious (open the console).
+
+import { chooseLanguage, language, playerName, scoreText, setLanguage, t } from "./i18n.js";
+import { applyMessage, emptyModel } from "./model.js";
+import { canPreview, illegalReason, outcome, replayPositions } from "./rules.js";
+import { announce, bindVoiceSelect, setEnabled, setVoice, spoken } from "./speech.js";
+import {
+  alertHeadline, pitName, renderAlerts, renderBoardArea, renderLastMove, renderMoves,
+  renderPlayers, renderResult, renderSuggestion, resultText,
+} from "./view.js";
+
+const VIEWS = ["referee", "player", "spectator", "overlay", "teaching"];
+const params = new URLSearchParams(location.search);
+const view = VIEWS.includes(params.get("view")) ? params.get("view") : "spectator";
+// The board: ?board=N, else the page's path /board/N, else 1.
+const pathBoard = location.pathname.match(/^\/board\/(\d+)/)?.[1];
+const board = /^\d+$/.test(params.get("board") ?? "") ? params.get("board") : (pathBoard ?? "1");
+let token = params.get("token") ?? sessionStorage.getItem("oware-token") ?? "";
+
+const model = emptyModel();
+const ctx = {
+  view, animate: false, replay: null, preview: null, hintPit: null,
+  canCommand: view === "referee", socketDown: false,
+};
+const latencies = [];
+window.dashboard = { model, ctx, latencies, spoken, send: null };
+
+const $ = (id) => document.getElementById(id);
+
+function render() {
+  renderPlayers(model, ctx);
+  renderBoardArea(model, ctx);
+  renderLastMove(model, ctx);
+  renderMoves(model, ctx);
+  renderResult(model, ctx);
+  renderAlerts(model, ctx, sendCommand);
+  renderSuggestion(model, ctx);
+  ctx.animate = false;
+}
+
+// -- announcements -------------------------------------------------------------
+function announcementText(item) {
+  const ev = item.event;
+  switch (item.kind) {
+    case "move": {
+      const parts = [t("say.move", { player: playerName(ev.player, model.players), name: ev.name })];
+      if (ev.captured) parts.push(t("say.capture", { count: ev.captured }));
+      else if (ev.grand_slam && model.players === 2) parts.push(t("say.grand_slam"));
+      if (ev.extra_turn) parts.push(t("say.extra_turn"));
+      parts.push(t("say.scores", { scores: scoreText(ev.scores) }));
+      return parts.join(" ");
+    }
+    case "game_over":
+      return resultText(model);
+    case "new_game":
+      return t("say.new_game");
+    case "corrected":
+      return t("say.corrected");
+    default:
+      return alertHeadline(ev, model.players);
+  }
+}
+
+// -- server messages -------------------------------------------------------------
+function onMessage(msg) {
+  if (msg.type === "command_result") {
+    showCommandResult(msg.ok, msg.detail);
+    return;
+  }
+  const effect = applyMessage(model, msg);
+  if (effect.animate) {
+    ctx.animate = true;
+    ctx.preview = null;
+    ctx.hintPit = null;
+    $("teach-hint").textContent = "";
+  }
+  render();
+  document.body.dataset.lastType = msg.type;
+  if (typeof msg.seq === "number") document.body.dataset.lastSeq = String(msg.seq);
+  if (typeof msg.server_time === "number") {
+    const ms = performance.timeOrigin + performance.now() - msg.server_time * 1000;
+    latencies.push({ type: msg.type, seq: msg.seq ?? null, ms });
+    if (latencies.length > 1000) latencies.shift();
+  }
+  for (const item of effect.announce) announce(announcementText(item));
+}
+
+function setLinkStatus(state) {
+  const box = $("link-status");
+  box.dataset.state = state;
+  box.querySelector(".status-text").textContent = t(`link.${state}`);
+}
+
+let socket = null;
+let retry = 500;
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const role = view === "overlay" ? "overlay" : view;
+  const q = new URLSearchParams({ role });
+  if (token) q.set("token", token);
+  socket = new WebSocket(`${scheme}://${location.host}/ws/board/${board}?${q}`);
+  window.dashboard.send = (obj) => socket.send(JSON.stringify(obj));
+  setLinkStatus("connecting");
+  socket.addEventListener("open", () => {
+    retry = 500;
+    ctx.socketDown = false;
+    setLinkStatus("connected");
+    document.body.dataset.ready = "true";
+  });
+  socket.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
+  socket.addEventListener("close", () => {
+    document.body.dataset.ready = "false";
+    ctx.socketDown = true;
+    setLinkStatus("reconnecting");
+    render();
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 5000);
+  });
+}
+
+// -- commands (referee view) -------------------------------------------------------------
+function showCommandResult(ok, detail) {
+  const p = $("command-result");
+  p.textContent = ok ? t("ctl.done") : t("ctl.refused", { detail });
+  p.dataset.ok = String(ok);
+}
+
+async function sendCommand(cmd) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  try {
+    const r = await fetch(`/api/board/${board}/command`, {
+      method: "POST", headers, body: JSON.stringify(cmd),
+    });
+    const body = await r.json().catch(() => ({}));
+    showCommandResult(r.ok, typeof body.detail === "string" ? body.detail : r.statusText);
+    if (r.status === 401) $("token-input").focus();
+    return r.ok;
+  } catch (err) {
+    showCommandResult(false, String(err));
+    return false;
+  }
+}
+
+function setupControls() {
+  $("controls").hidden = false;
+  for (const b of document.querySelectorAll("[data-command]")) {
+    b.addEventListener("click", () => sendCommand({ command: b.dataset.command }));
+  }
+  $("new-game-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    sendCommand({ command: "new_game", rules: $("rules-select").value });
+  });
+  $("token-input").value = token;
+  $("token-input").addEventListener("change", (e) => {
+    token = e.target.value.trim();
+    sessionStorage.setItem("oware-token", token);
+  });
+  $("edit-button").addEventListener("click", openEditor);
+  $("edit-cancel").addEventListener("click", () => ($("edit-form").hidden = true));
+  $("edit-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const grid = $("edit-grid");
+    // Fields are laid out as on the board; put each value back at its index.
+    const num = (key) => {
+      const out = [];
+      for (const i of grid.querySelectorAll(`input[data-${key}]`)) out[Number(i.dataset[key])] = Number(i.value);
+      return out;
+    };
+    const position = {
+      rules: model.rules, pits: num("pit"), stores: num("store"),
+      to_move: Number(grid.querySelector("select").value),
+    };
+    if (await sendCommand({ command: "set_position", position })) $("edit-form").hidden = true;
+  });
+}
+
+function openEditor() {
+  const pos = model.position;
+  if (!pos) return;
+  const grid = $("edit-grid");
+  grid.replaceChildren();
+  grid.style.setProperty("--cols", "6");
+  const field = (label, value, data) => {
+    const l = document.createElement("label");
+    const s = document.createElement("span");
+    s.textContent = label;
+    const input = document.createElement("input");
+    Object.assign(input, { type: "number", min: 0, max: 99, value, required: true });
+    Object.assign(input.dataset, data);
+    input.setAttribute("inputmode", "numeric");
+    l.append(s, input);
+    return l;
+  };
+  // Rows as on the board for two players (North's row reversed on top).
+  const order = model.players === 2 ? [11, 10, 9, 8, 7, 6, 0, 1, 2, 3, 4, 5] : pos.pits.map((_, i) => i);
+  for (const i of order) grid.append(field(pitName(i, model.players), pos.pits[i], { pit: i }));
+  pos.stores.forEach((c, p) => grid.append(field(`⌂ ${playerName(p, model.players)}`, c, { store: p })));
+  const l = document.createElement("label");
+  const s = document.createElement("span");
+  s.textContent = t("ctl.to_move");
+  const sel = document.createElement("select");
+  for (let p = 0; p < model.players; p++) sel.append(new Option(playerName(p, model.players), p));
+  sel.value = String(pos.to_move);
+  l.append(s, sel);
+  grid.append(l);
+  $("edit-form").hidden = false;
+  grid.querySelector("input").focus();
+}
+
+// -- teaching view -------------------------------------------------------------
+function explainPit(pit) {
+  const pos = model.position;
+  const players = model.players;
+  const name = pitName(pit, players);
+  if (model.gameOver) return t("teach.game_over");
+  if (!canPreview(model.rules, players)) {
+    if (model.legal.includes(pit)) return t("teach.no_preview", { name });
+    if (Math.floor(pit / 6) !== pos.to_move) {
+      return t("teach.not_yours", {
+        name, owner: playerName(Math.floor(pit / 6), players), player: playerName(pos.to_move, players),
+      });
+    }
+    return t("teach.empty", { name });
+  }
+  const why = illegalReason(pos, pit, model.legal);
+  if (why.key) {
+    return t(why.key, {
+      name, owner: playerName(why.params.owner ?? 0, players), player: playerName(pos.to_move, players),
+      moves: model.legal.map((m) => pitName(m, players)).join(", "),
+    });
+  }
+  const o = outcome(pos, pit);
+  ctx.preview = { pit, sown: o.sown, captures: o.captures };
+  const last = pitName(o.sown.at(-1), players);
+  const seeds = pos.pits[pit];
+  if (o.grandSlam && !o.captures.length) return t("teach.preview_slam", { name });
+  if (o.captures.length) {
+    const count = o.captures.reduce((a, [, c]) => a + c, 0);
+    const pits = o.captures.map(([p]) => pitName(p, players)).join(", ");
+    return t("teach.preview_capture", { name, seeds, last, count, pits });
+  }
+  return t("teach.preview", { name, seeds, last });
+}
+
+function setupTeaching() {
+  $("teaching").hidden = false;
+  const boardBox = $("board");
+  const show = (target) => {
+    const g = target.closest?.(".pit");
+    if (!g || !model.position) return;
+    const pit = Number(g.dataset.pit);
+    if (ctx.preview?.pit === pit) return;
+    ctx.preview = null;
+    const text = explainPit(pit);
+    $("teach-preview").textContent = text;
+    $("teach-preview").dataset.pit = String(pit);
+    renderBoardArea(model, ctx);
+    boardBox.querySelector(`.pit[data-pit="${pit}"]`)?.focus({ preventScroll: true });
+  };
+  const clear = () => {
+    if (!ctx.preview) return;
+    ctx.preview = null;
+    renderBoardArea(model, ctx);
+  };
+  boardBox.addEventListener("pointerover", (e) => show(e.target));
+  boardBox.addEventListener("focusin", (e) => show(e.target));
+  boardBox.addEventListener("pointerleave", clear);
+  boardBox.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") show(e.target);
+  });
+  $("hint-button").addEventListener("click", () => {
+    const s = model.suggestion;
+    if (!s || s.best === undefined || s.best === null) {
+      $("teach-hint").textContent = t("teach.no_hint");
+      return;
+    }
+    ctx.hintPit = s.best;
+    $("teach-hint").textContent = t("teach.hint_text", { name: s.best_name ?? pitName(s.best, model.players) });
+    renderBoardArea(model, ctx);
+  });
+}
+
+// -- history -------------------------------------------------------------
+async function loadGames() {
+  const list = $("game-list");
+  try {
+    const r = await fetch("/api/games?limit=50");
+    const games = r.ok ? await r.json() : [];
+    list.replaceChildren();
+    if (!games.length) {
+      const li = document.createElement("li");
+      li.textContent = t("hist.none");
+      list.append(li);
+    }
+    for (const g of games) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "game";
+      b.dataset.id = String(g.id);
+      b.textContent = t("hist.game", { id: g.id, result: g.result ?? "*", moves: g.moves ?? 0, rules: g.rules ?? "" });
+      b.addEventListener("click", () => openGame(g.id));
+      li.append(b);
+      list.append(li);
+    }
+  } catch {
+    list.replaceChildren();
+  }
+}
+
+async function openGame(id) {
+  const r = await fetch(`/api/games/${id}`);
+  if (!r.ok) return;
+  const body = await r.json();
+  // The service nests the record under "record" (null when the game cannot be replayed
+  // under the rules, e.g. corrected by hand); a bare record is accepted too.
+  const record = "record" in body ? body.record : body;
+  $("replay").hidden = false;
+  $("download-ogn").href = `/api/games/${id}/export?format=ogn`;
+  $("download-json").href = `/api/games/${id}/export?format=json`;
+  if (!record) {
+    $("replay-title").textContent = t("hist.game", {
+      id, result: body.result ?? "*", moves: body.moves ?? 0, rules: body.rules ?? "",
+    });
+    $("replay-ply").textContent = t("hist.no_record");
+    return;
+  }
+  const positions = replayPositions(record);
+  $("replay-title").textContent = t("hist.game", {
+    id, result: record.result ?? "*", moves: record.moves.length, rules: record.start.rules,
+  });
+  if (!positions) {
+    $("replay-ply").textContent = t("hist.no_positions");
+    return;
+  }
+  const moves = record.moves.map((m) => ({
+    ...m, notation: m.captured ? `${m.name}+${m.captured}` : m.name,
+  }));
+  ctx.replay = { id, positions, moves, ply: 0 };
+  stepReplay(0);
+}
+
+function stepReplay(ply) {
+  if (!ctx.replay) return;
+  ctx.replay.ply = Math.max(0, Math.min(ply, ctx.replay.positions.length - 1));
+  $("replay-ply").textContent = `${ctx.replay.ply} / ${ctx.replay.positions.length - 1}`;
+  document.body.dataset.replay = "true";
+  render();
+}
+
+function setupHistory() {
+  $("history").hidden = false;
+  $("history-refresh").addEventListener("click", loadGames);
+  $("replay-first").addEventListener("click", () => stepReplay(0));
+  $("replay-prev").addEventListener("click", () => stepReplay(ctx.replay.ply - 1));
+  $("replay-next").addEventListener("click", () => stepReplay(ctx.replay.ply + 1));
+  $("replay-last").addEventListener("click", () => stepReplay(Infinity));
+  $("replay-close").addEventListener("click", () => {
+    ctx.replay = null;
+    $("replay").hidden = true;
+    delete document.body.dataset.replay;
+    render();
+  });
+  loadGames();
+}
+
+// -- settings -------------------------------------------------------------
+function setupSettings() {
+  const langSelect = $("lang-select");
+  const refillVoices = bindVoiceSelect($("voice-select"), () => t("ui.default_voice"));
+  langSelect.value = language();
+  langSelect.addEventListener("change", async () => {
+    await setLanguage(langSelect.value);
+    params.set("lang", langSelect.value);
+    history.replaceState(null, "", `?${params}`);
+    refillVoices();
+    $("board-label").textContent = t("ui.board_label", { board });
+    setLinkStatus($("link-status").dataset.state);
+    render();
+  });
+  const speak = $("speech-on");
+  speak.checked = params.get("speak") === "1";
+  setEnabled(speak.checked);
+  speak.addEventListener("change", () => setEnabled(speak.checked));
+  setVoice(params.get("voice") ?? "");
+  $("voice-select").addEventListener("change", (e) => setVoice(e.target.value));
+}
+
+async function start() {
+  document.body.dataset.view = view;
+  await setLanguage(chooseLanguage(params.get("lang")));
+  $("board-label").textContent = t("ui.board_label", { board });
+  setupSettings();
+  if (view === "referee") setupControls();
+  if (view === "referee" || view === "spectator") setupHistory();
+  if (view === "teaching") setupTeaching();
+  connect();
+}
+
+start();

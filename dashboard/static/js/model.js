@@ -1,0 +1,130 @@
+// The page's picture of the game, updated by each server message (docs/SERVICE_API.md).
+//
+// applyMessage() changes the model and returns what the view should do about
+// it ({announce: [what to say], animate: bool}); it touches no DOM, so the
+// whole protocol handling is in one place and easy to follow.
+
+import { canPreview, legalMoves } from "./rules.js";
+
+const ALERTS = new Set([
+  "illegal_move", "illegal_sowing", "missed_capture", "wrong_capture",
+  "board_disturbed", "ambiguous", "bad_observation",
+]);
+
+export function emptyModel() {
+  return {
+    position: null, // {rules, pits, stores, to_move}
+    players: 2,
+    rules: "abapa",
+    description: "",
+    legal: [],
+    moves: [], // [{player, pit, name, notation, captured}]
+    lastMove: null, // the last `move` event
+    pending: null, // a `capture_pending` event
+    alerts: [],
+    gameOver: null,
+    suggestion: null,
+    fairPlay: false,
+    link: null,
+    seq: -1,
+    lastEventSeq: -1,
+  };
+}
+
+function setPosition(model, position, legal) {
+  model.position = position;
+  model.rules = position.rules;
+  model.players = position.pits.length / 6;
+  if (legal) model.legal = legal;
+  else if (canPreview(position.rules, model.players)) model.legal = legalMoves(position);
+  else {
+    // Universal rules: the page does not compute legality; any non-empty own pit.
+    const base = position.to_move * 6;
+    model.legal = [0, 1, 2, 3, 4, 5].map((k) => base + k).filter((i) => position.pits[i] > 0);
+  }
+}
+
+export function applyMessage(model, msg) {
+  const out = { announce: [], animate: false };
+  if (typeof msg.seq === "number") model.lastEventSeq = msg.seq;
+  switch (msg.type) {
+    case "state":
+      setPosition(model, msg.position, msg.legal_moves);
+      model.description = msg.description ?? "";
+      model.moves = (msg.moves ?? []).slice();
+      model.alerts = (msg.alerts ?? []).slice();
+      model.gameOver = msg.game_over ?? null;
+      model.suggestion = msg.suggestion ?? null;
+      model.fairPlay = Boolean(msg.fair_play);
+      if (msg.link) model.link = msg.link;
+      model.pending = null;
+      if (model.lastMove && !model.moves.length) model.lastMove = null;
+      model.seq = msg.seq ?? model.seq;
+      break;
+    case "move":
+      setPosition(model, msg.position);
+      model.moves.push({
+        player: msg.player, pit: msg.pit, name: msg.name, notation: msg.notation,
+        captured: msg.captured,
+      });
+      model.lastMove = msg;
+      model.pending = null;
+      model.alerts = [];
+      model.suggestion = null; // it was about the position before this move
+      out.animate = true;
+      out.announce.push({ kind: "move", event: msg });
+      break;
+    case "capture_pending":
+      model.pending = msg;
+      break;
+    case "board_restored":
+      model.alerts = [];
+      break;
+    case "new_game":
+    case "corrected":
+      setPosition(model, msg.position);
+      model.alerts = [];
+      model.pending = null;
+      model.gameOver = null;
+      model.suggestion = null;
+      if (msg.type === "new_game") {
+        model.moves = [];
+        model.lastMove = null;
+      }
+      out.announce.push({ kind: msg.type, event: msg });
+      break;
+    case "confirmed":
+      // A counted pit: keep the question (the referee may need another pit) but mark
+      // the answer; a confirmed move ends it (a move or board_restored follows).
+      if (typeof msg.pit === "number") {
+        for (const a of model.alerts) {
+          if (a.type === "ambiguous") a.answered = { ...(a.answered ?? {}), [msg.pit]: msg.count };
+        }
+      }
+      break;
+    case "game_over":
+      model.gameOver = msg;
+      model.legal = [];
+      out.announce.push({ kind: "game_over", event: msg });
+      break;
+    case "suggestion":
+      model.suggestion = msg;
+      break;
+    case "link":
+    case "camera":
+      if (model.link?.state !== msg.state && msg.state !== "connected") {
+        out.announce.push({ kind: "link", event: msg });
+      }
+      model.link = msg;
+      break;
+    default:
+      if (ALERTS.has(msg.type)) {
+        // The same alert again (same type and pits) replaces the old one.
+        const key = `${msg.type}:${(msg.pits ?? []).join(",")}`;
+        model.alerts = model.alerts.filter((a) => `${a.type}:${(a.pits ?? []).join(",")}` !== key);
+        model.alerts.push(msg);
+        out.announce.push({ kind: "alert", event: msg });
+      }
+  }
+  return out;
+}

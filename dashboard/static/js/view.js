@@ -1,0 +1,319 @@
+// Drawing the model into the page: board, players and scores, moves, alerts,
+// suggestion, result. Pure DOM output; the wiring (events, sockets) is in main.js.
+
+import { renderBoard } from "./board.js";
+import { joinNames, playerName, scoreText, t } from "./i18n.js";
+
+/** The name of pit i: A-F / a-f for two players, 1A … 4F with more. */
+export function pitName(i, players) {
+  if (players === 2) return "ABCDEFabcdef"[i];
+  return `${Math.floor(i / 6) + 1}${"ABCDEF"[i % 6]}`;
+}
+
+function names(pits, players) {
+  return joinNames((pits ?? []).map((p) => pitName(p, players)));
+}
+
+function addMark(marks, pit, cls) {
+  (marks[pit] ??= []).push(cls);
+}
+
+/** Seeds in seeds-units with a sign: "+1.5", "-0.3", "0". */
+export function formatValue(v) {
+  if (Math.abs(v) >= 90) return v > 0 ? "win" : "loss";
+  const r = Math.round(v * 10) / 10;
+  return r > 0 ? `+${r}` : String(r);
+}
+
+/** Which suggestion to show, given the view and fair play (null = none). */
+export function visibleSuggestion(model, ctx) {
+  if (!model.suggestion || ctx.replay) return null;
+  if (ctx.view === "player" && model.fairPlay) return null;
+  if (ctx.view === "teaching") return null; // hints only on request there
+  return model.suggestion;
+}
+
+export function renderBoardArea(model, ctx) {
+  const container = document.getElementById("board");
+  const players = model.players;
+  const shown = ctx.replay ? ctx.replay.positions[ctx.replay.ply] : model.position;
+  if (!shown) return;
+  const marks = {};
+  const storeMarks = {};
+  let sownOrder = null;
+  const last = ctx.replay ? null : model.lastMove;
+  if (last) {
+    addMark(marks, last.pit, "origin");
+    sownOrder = {};
+    last.sown.forEach((slot, step) => {
+      if (slot >= 0) {
+        sownOrder[slot] ??= step;
+        if (!marks[slot]?.includes("sown")) addMark(marks, slot, "sown");
+      } else {
+        (storeMarks[-1 - slot] ??= []).push("sown");
+      }
+    });
+    for (const [p] of last.captures ?? []) addMark(marks, p, "captured");
+    if ((last.captures ?? []).length) (storeMarks[last.player] ??= []).push("gained");
+  }
+  if (model.pending && !ctx.replay) for (const p of model.pending.pits) addMark(marks, p, "pending");
+  if (!ctx.replay) {
+    for (const a of model.alerts) for (const p of a.pits ?? []) addMark(marks, p, `alert alert-${a.type}`);
+  }
+  const teaching = ctx.view === "teaching" && !ctx.replay;
+  if (teaching && !model.gameOver) for (const m of model.legal) addMark(marks, m, "legal");
+  if (ctx.preview) {
+    for (const p of ctx.preview.sown) addMark(marks, p, "preview-sown");
+    for (const [p] of ctx.preview.captures) addMark(marks, p, "preview-capture");
+    addMark(marks, ctx.preview.pit, "preview-origin");
+  }
+  const sugg = visibleSuggestion(model, ctx);
+  let values = null;
+  if (sugg && sugg.best !== undefined && sugg.best !== null) {
+    addMark(marks, sugg.best, "best");
+    values = {};
+    for (const [pit, v] of Object.entries(sugg.values ?? {})) values[pit] = formatValue(v);
+  }
+  if (ctx.hintPit !== null && ctx.hintPit !== undefined) addMark(marks, ctx.hintPit, "best");
+  const pitNames = shown.pits.map((_, i) => pitName(i, players));
+  renderBoard(container, {
+    players,
+    pits: shown.pits,
+    stores: shown.stores,
+    toMove: model.gameOver && !ctx.replay ? -1 : shown.to_move,
+    names: pitNames,
+    marks,
+    storeMarks,
+    sownOrder,
+    values,
+    animate: ctx.animate,
+    interactive: teaching,
+    label: t("ui.board"),
+    centreText: players > 2 && !model.gameOver ? t("ui.to_move", { player: playerName(shown.to_move, players) }) : "",
+    storeLabels: shown.stores.map((c, p) => t("ui.store", { player: playerName(p, players), count: c })),
+    pitLabel: (i, count) =>
+      t(teaching && model.legal.includes(i) ? "ui.pit_legal" : "ui.pit", { name: pitNames[i], count }),
+  });
+}
+
+export function renderPlayers(model, ctx) {
+  const box = document.getElementById("players");
+  const shown = ctx.replay ? ctx.replay.positions[ctx.replay.ply] : model.position;
+  if (!shown) return;
+  box.replaceChildren();
+  const scores = model.gameOver && !ctx.replay ? model.gameOver.scores : shown.stores;
+  for (let p = 0; p < model.players; p++) {
+    const card = document.createElement("div");
+    card.className = `player-card player-${p}`;
+    const toMove = shown.to_move === p && !(model.gameOver && !ctx.replay);
+    if (toMove) card.classList.add("to-move");
+    card.dataset.player = String(p);
+    const name = document.createElement("span");
+    name.className = "player-name";
+    name.textContent = playerName(p, model.players);
+    const score = document.createElement("span");
+    score.className = "player-score";
+    score.textContent = String(scores[p]);
+    score.setAttribute("aria-label", `${t("ui.score")} ${scores[p]}`);
+    card.append(name, score);
+    if (toMove) {
+      const turn = document.createElement("span");
+      turn.className = "turn-flag";
+      turn.textContent = t("ui.to_move", { player: playerName(p, model.players) });
+      card.append(turn);
+    }
+    box.append(card);
+  }
+}
+
+export function renderLastMove(model, ctx) {
+  const p = document.getElementById("last-move");
+  if (ctx.replay) {
+    p.textContent = t("ui.replaying", { ply: ctx.replay.ply, total: ctx.replay.positions.length - 1 });
+    return;
+  }
+  const last = model.lastMove ?? model.moves.at(-1);
+  p.textContent = last ? t("ui.last_move", { move: last.notation ?? last.name }) : t("ui.no_moves");
+}
+
+/** The move list "1. F f+2 2. A b" as list items, one per move number. */
+export function renderMoves(model, ctx) {
+  const list = document.getElementById("move-list");
+  const moves = ctx.replay ? ctx.replay.moves : model.moves;
+  list.replaceChildren();
+  let item = null;
+  let number = 0;
+  moves.forEach((m, i) => {
+    if (m.player === 0 || item === null) {
+      number += 1;
+      item = document.createElement("li");
+      item.value = number;
+      if (m.player !== 0) item.append(document.createTextNode("… "));
+      list.append(item);
+    }
+    const span = document.createElement("span");
+    span.className = "move";
+    if (m.captured) span.classList.add("capture");
+    if (ctx.replay && i === ctx.replay.ply - 1) span.classList.add("current");
+    span.textContent = m.notation ?? (m.captured ? `${m.name}+${m.captured}` : m.name);
+    item.append(span, document.createTextNode(" "));
+  });
+  if (!ctx.replay && model.gameOver && model.moves.length) {
+    const res = document.createElement("li");
+    res.className = "result-item";
+    res.textContent = resultText(model);
+    list.append(res);
+  }
+  list.parentElement.scrollTop = list.parentElement.scrollHeight;
+}
+
+export function resultText(model) {
+  const over = model.gameOver;
+  if (!over) return "";
+  const scores = scoreText(over.scores ?? []);
+  if (over.winner === null || over.winner === undefined) return t("result.draw", { scores });
+  return t("result.win", { player: playerName(over.winner, model.players), scores });
+}
+
+export function renderResult(model, ctx) {
+  const box = document.getElementById("result");
+  const over = model.gameOver && !ctx.replay;
+  box.hidden = !over;
+  if (!over) return;
+  box.replaceChildren();
+  const head = document.createElement("strong");
+  head.textContent = resultText(model);
+  box.append(head);
+  if (model.gameOver.text) {
+    const detail = document.createElement("span");
+    detail.className = "detail";
+    detail.lang = "en";
+    detail.textContent = model.gameOver.text;
+    box.append(detail);
+  }
+}
+
+/** The headline of an alert in the page's language. */
+export function alertHeadline(alert, players) {
+  const pits = names(alert.pits, players);
+  if (alert.type === "ambiguous" && alert.moves) {
+    return t("alert.ambiguous_moves", { pits: names(alert.moves, players) });
+  }
+  if (alert.type === "link" || alert.type === "camera") {
+    return t(`alert.${alert.type}`, { state: t(`link.${alert.state}`).toLowerCase() });
+  }
+  return t(`alert.${alert.type}`, { pits });
+}
+
+export function renderAlerts(model, ctx, onAnswer) {
+  const box = document.getElementById("alerts");
+  const heading = box.querySelector("h2");
+  box.replaceChildren(heading);
+  if (ctx.replay) return;
+  const cards = [];
+  if (ctx.socketDown) {
+    cards.push({ type: "link", state: "reconnecting", text: t("link.page_offline"), page: true });
+  } else if (model.link && model.link.state !== "connected") cards.push(model.link);
+  if (model.pending) cards.push({ ...model.pending, type: "capture_pending" });
+  cards.push(...model.alerts);
+  for (const a of cards) {
+    const card = document.createElement("article");
+    card.className = `alert alert-${a.type}`;
+    card.dataset.type = a.type;
+    if (a.pits) card.dataset.pits = a.pits.join(",");
+    const head = document.createElement("h3");
+    head.textContent = alertHeadline(a, model.players);
+    card.append(head);
+    if (a.text || a.detail) {
+      const detail = document.createElement("p");
+      detail.className = "detail";
+      detail.lang = a.page ? document.documentElement.lang : "en";
+      detail.textContent = a.text || a.detail;
+      card.append(detail);
+    }
+    if (a.expected !== undefined && a.seen !== undefined && a.type !== "ambiguous") {
+      const dl = document.createElement("dl");
+      for (const [k, v] of [["alert.expected", a.expected], ["alert.seen", a.seen]]) {
+        const dt = document.createElement("dt");
+        dt.textContent = t(k);
+        const dd = document.createElement("dd");
+        dd.lang = "en";
+        dd.textContent = String(v);
+        dl.append(dt, dd);
+      }
+      card.append(dl);
+    }
+    if (a.type === "ambiguous" && ctx.canCommand) card.append(answerButtons(a, model, onAnswer));
+    box.append(card);
+  }
+}
+
+function answerButtons(alert, model, onAnswer) {
+  const row = document.createElement("div");
+  row.className = "button-row answers";
+  if (alert.moves) {
+    for (const m of alert.moves) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "answer";
+      b.textContent = t("alert.move_button", { name: pitName(m, model.players) });
+      b.addEventListener("click", () => onAnswer({ command: "confirm", move: m }));
+      row.append(b);
+    }
+    return row;
+  }
+  for (const opt of alert.options ?? []) {
+    for (const count of opt.counts) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "answer";
+      b.dataset.pit = String(opt.pit);
+      b.dataset.count = String(count);
+      const answered = alert.answered?.[opt.pit];
+      if (answered !== undefined) {
+        b.disabled = true;
+        b.setAttribute("aria-pressed", String(answered === count));
+      }
+      b.textContent = t("alert.count_button", { name: opt.name, count });
+      b.addEventListener("click", () => onAnswer({ command: "confirm", pit: opt.pit, count }));
+      row.append(b);
+    }
+  }
+  return row;
+}
+
+export function renderSuggestion(model, ctx) {
+  const panel = document.getElementById("suggestion");
+  const bar = document.getElementById("eval-bar");
+  const sugg = visibleSuggestion(model, ctx);
+  const allowed = ctx.view !== "teaching";
+  panel.hidden = !allowed || (!sugg && !(ctx.view === "player" && model.fairPlay));
+  bar.hidden = !sugg || !allowed || model.players !== 2;
+  if (!sugg) {
+    if (!panel.hidden) {
+      document.getElementById("sugg-best").textContent = t("sugg.hidden");
+      document.getElementById("sugg-values").replaceChildren();
+    }
+    return;
+  }
+  const best = document.getElementById("sugg-best");
+  best.textContent = t("sugg.best", { name: sugg.best_name ?? pitName(sugg.best, model.players) });
+  if (sugg.depth) best.textContent += ` (${t("sugg.depth", { depth: sugg.depth })})`;
+  const list = document.getElementById("sugg-values");
+  list.replaceChildren();
+  const entries = Object.entries(sugg.values ?? {}).sort((a, b) => b[1] - a[1]);
+  for (const [pit, v] of entries) {
+    const li = document.createElement("li");
+    li.textContent = `${pitName(Number(pit), model.players)}: ${t("sugg.value", { value: formatValue(v) })}`;
+    if (Number(pit) === sugg.best) li.className = "best";
+    list.append(li);
+  }
+  // The bar shows South's share: the value is for the side to move.
+  const v = sugg.values?.[sugg.best] ?? 0;
+  const mover = sugg.to_move ?? model.position?.to_move ?? 0;
+  const south = mover === 0 ? v : -v;
+  const share = 50 + 50 * Math.tanh(south / 8);
+  bar.querySelector(".eval-fill").style.height = `${share.toFixed(1)}%`;
+  bar.querySelector(".eval-text").textContent = formatValue(south);
+  bar.setAttribute("aria-label", `${playerName(0, 2)} ${formatValue(south)}`);
+}
