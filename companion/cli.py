@@ -8,14 +8,13 @@ this module only builds the parser and dispatches. Run ``oware-companion
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from companion import __version__
-from companion.commands import bridge, calibrate, replay, vision
+from companion.commands import bridge, calibrate, engine, replay, serve, vision
 from companion.commands import rules as rules_cmd
 
 
@@ -40,14 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules() -> list[Any]:
     """Every module that registers subcommands (in the order --help lists them)."""
-    modules: list[Any] = [rules_cmd, replay, calibrate, vision, bridge]
-    for optional in ("serve", "engine"):
-        # Registered once those modules exist (the live service and the engine).
-        try:
-            modules.append(importlib.import_module(f"companion.commands.{optional}"))
-        except ImportError as exc:  # pragma: no cover - only while a module is missing
-            logging.getLogger(__name__).debug("no %s commands: %s", optional, exc)
-    return modules
+    return [serve, rules_cmd, replay, calibrate, vision, engine, bridge]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

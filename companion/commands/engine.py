@@ -1,0 +1,131 @@
+"""Engine subcommands: ``analyze`` a position, ``endgame build`` the databases.
+
+Examples::
+
+    oware-companion analyze 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S --time 2
+    oware-companion analyze 0-0-0-0-0-1-1-1-0-0-0-0-24-21-S --json
+    oware-companion analyze 4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-0-0-0-1 --rules universal-3
+    oware-companion endgame build --max-seeds 16
+
+``analyze`` uses the endgame databases found in the cache directory
+automatically (Abapa only); build them once with ``endgame build``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from companion import endgame_store
+from core.engine.analysis import Analysis, analyze, database_applies
+from core.engine.explain import explain_move
+from core.position import Position
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``analyze`` and ``endgame`` to the command line."""
+    p = subparsers.add_parser(
+        "analyze", help="value every legal move of a position and show the best line",
+        description="Value every legal move (win/draw/loss and final margin when known "
+        "exactly, otherwise the search score and depth) and print the principal variation.",
+    )
+    p.add_argument("position", help="text form, e.g. 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S")
+    p.add_argument("--rules", default="abapa", help="rule set (default abapa)")
+    p.add_argument("--time", type=float, default=2.0, metavar="S",
+                   help="thinking time in seconds (default 2)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--explain", metavar="MOVE", default=None,
+                   help="also explain this move in words (e.g. F)")
+    p.add_argument("--no-endgame", action="store_true",
+                   help="do not use the endgame databases")
+    p.set_defaults(func=run_analyze)
+
+    e = subparsers.add_parser("endgame", help="endgame databases (Abapa)")
+    esub = e.add_subparsers(dest="endgame_command", metavar="ACTION", required=True)
+    b = esub.add_parser(
+        "build", help="build the databases up to N seeds on the board (resumable)",
+        description="Build exact endgame values by retrograde analysis, one layer per seed "
+        "count, into the cache directory. Interrupt at any time: the next run resumes.",
+    )
+    b.add_argument("--max-seeds", type=int, required=True, metavar="N",
+                   help="largest number of seeds on the board (20: about 8 minutes, 3 GB RAM)")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.set_defaults(func=run_endgame_build)
+    s = esub.add_parser("status", help="which layers are built, and where")
+    s.set_defaults(func=run_endgame_status)
+
+
+def _table(analysis: Analysis) -> str:
+    lines = [str(analysis.position), ""]
+    lines.append(f"{'move':<5} {'value':<18} {'score':>8}")
+    for m in analysis.moves:
+        lines.append(f"{m.name:<5} {m.text:<18} {m.score:>8}")
+    how = "solved exactly" if analysis.solved else f"depth {analysis.depth}"
+    lines.append("")
+    lines.append(f"best {analysis.best_name}   line: {' '.join(analysis.pv_names)}")
+    lines.append(f"{how}, {analysis.nodes} nodes in {analysis.seconds:.2f} s "
+                 f"({analysis.engine})")
+    return "\n".join(lines)
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    """Handler of ``analyze``."""
+    position = Position.from_text(args.position, rules=args.rules)
+    if position.is_over:
+        print(f"the game is over: {position.ending.text if position.ending else ''}",
+              file=sys.stderr)
+        return 1
+    use_db = not args.no_endgame and database_applies(position)
+    database = endgame_store.load() if use_db else None
+    db_max = endgame_store.database_seeds(database) if database is not None else -1
+    analysis = analyze(position, seconds=args.time, database=database, db_max=db_max)
+    out: dict[str, Any] = analysis.to_json()
+    out["endgame_database"] = db_max
+    explanation = None
+    if args.explain:
+        from core.notation import parse_move
+
+        pit = parse_move(args.explain, position.players)
+        explanation = explain_move(position, pit, seconds=min(args.time, 1.0), analysis=analysis,
+                                   database=database, db_max=db_max)
+        out["explanation"] = explanation.to_json()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(_table(analysis))
+        if db_max >= 0:
+            print(f"endgame databases: up to {db_max} seeds")
+        if explanation is not None:
+            print()
+            print(explanation.text)
+    return 0
+
+
+def run_endgame_build(args: argparse.Namespace) -> int:
+    """Handler of ``endgame build``."""
+    if not 0 <= args.max_seeds <= 22:
+        raise ValueError("--max-seeds must be between 0 and 22 (20 needs about 3 GB of RAM, "
+                         "each seed more about 1.7 times as much)")
+    started = time.monotonic()
+    layers: list[dict[str, int | float]] = []
+    endgame_store.build(args.max_seeds, show_progress=not args.quiet, on_layer=layers.append)
+    for info in layers:
+        print(f"layer {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
+              f"{int(info['sweeps']):3d} sweeps, {info['seconds']:8.2f} s")
+    print(f"endgame databases up to {args.max_seeds} seeds in {endgame_store.store_dir()} "
+          f"({time.monotonic() - started:.1f} s)")
+    return 0
+
+
+def run_endgame_status(args: argparse.Namespace) -> int:
+    """Handler of ``endgame status``."""
+    layers = endgame_store.complete_layers()
+    where = endgame_store.store_dir()
+    if layers == 0:
+        print(f"no endgame databases in {where}")
+    else:
+        print(f"endgame databases up to {layers - 1} seeds in {where}")
+    return 0

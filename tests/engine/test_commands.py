@@ -1,0 +1,72 @@
+"""The `analyze` and `endgame` subcommands, called through their handlers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from companion import endgame_store
+from companion.commands import engine as engine_cmd
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    engine_cmd.register(parser.add_subparsers(dest="command"))
+    return parser.parse_args(list(argv))
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(endgame_store.CACHE_ENV, str(tmp_path))
+    return tmp_path
+
+
+def test_analyze_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse("analyze", "4-4-4-4-4-4-4-4-4-4-4-4-0-0-S", "--time", "0.3", "--json")
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["best_name"] in "ABCDEF" and len(out["moves"]) == 6
+    assert out["pv_names"][0] == out["best_name"]
+    assert out["depth"] >= 2 and out["endgame_database"] == -1
+
+
+def test_analyze_table_with_explanation(capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse("analyze", "0-0-0-0-0-1-1-1-0-0-0-0-24-21-S", "--time", "0.3",
+                 "--explain", "F")
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "win by" in out and "best F" in out and "solved exactly" in out
+    assert "South plays F" in out
+
+
+def test_endgame_build_then_analyze_uses_it(capsys: pytest.CaptureFixture[str],
+                                             private_cache: Path) -> None:
+    args = parse("endgame", "build", "--max-seeds", "6")
+    assert args.func(args) == 0
+    out, err = capsys.readouterr()
+    assert "layer  6:" in out and "endgame [" in err
+    assert endgame_store.complete_layers(private_cache) == 7
+    status = parse("endgame", "status")
+    assert status.func(status) == 0
+    assert "up to 6 seeds" in capsys.readouterr().out
+    args = parse("analyze", "1-0-0-0-2-0-0-1-0-0-1-0-24-19-S", "--time", "0.5", "--json")
+    assert args.func(args) == 0
+    out_json = json.loads(capsys.readouterr().out)
+    assert out_json["endgame_database"] == 6 and out_json["solved"]
+
+
+def test_analyze_three_players(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "-".join(["4"] * 18 + ["0"] * 3 + ["1"])
+    args = parse("analyze", text, "--rules", "universal-3", "--time", "0.3", "--json")
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["engine"] == "paranoid" and out["best_name"].startswith("1")
+
+
+def test_bad_input_is_an_error() -> None:
+    args = parse("endgame", "build", "--max-seeds", "99")
+    with pytest.raises(ValueError):
+        args.func(args)

@@ -1,0 +1,143 @@
+"""Alpha-beta search: exact where the game is small, consistent with the databases."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from core.engine import retrograde
+from core.engine.evaluation import WIN, final_score
+from core.engine.kernel import to_relative
+from core.engine.search import Searcher, describe_score
+from tests.engine.brute_force import boards
+
+
+@pytest.fixture(scope="module")
+def database() -> np.ndarray:
+    return retrograde.build(6)
+
+
+def test_finds_the_winning_capture() -> None:
+    # South has 24; F captures 2 on a (b keeps a seed, so no grand slam): 26 wins
+    board = np.array([0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0], dtype=np.int8)
+    result = Searcher().search(board, 24, 21, seconds=1.0)
+    assert result.best == 5
+    assert result.scores[5] >= WIN
+    assert result.solved
+
+
+def test_search_without_database_agrees_with_database_values(database: np.ndarray) -> None:
+    """Where search alone solves a small board (every line ends), it finds the database value.
+
+    A solved search has no endless line, so the value is forced and does not
+    depend on the cycle convention: both methods must agree exactly.
+    """
+    rng = np.random.default_rng(7)
+    candidates = [b for n in (2, 3, 4) for b in boards(n) if sum(b[:6]) and sum(b[6:])]
+    picked = [candidates[i] for i in rng.choice(len(candidates), size=120, replace=False)]
+    searcher = Searcher()
+    solved = 0
+    for b in picked:
+        board = np.array(b, dtype=np.int8)
+        seeds = int(board.sum())
+        # equal stores: the winner is whoever gets more of the board; the margins
+        # may differ (the search stops at more than half, the database plays on)
+        result = searcher.search(board, 10, 10, seconds=0.1, max_depth=24)
+        if not result.solved:
+            continue
+        value = retrograde.lookup(database, board)
+        expected = np.sign(final_score(10 + value, 10 + seeds - value))
+        assert np.sign(max(result.scores.values())) == expected, b
+        solved += 1
+    assert solved >= 10
+
+
+def test_database_positions_are_exact_at_depth_one(database: np.ndarray) -> None:
+    board = np.array([0, 0, 1, 0, 2, 0, 0, 1, 0, 1, 0, 1], dtype=np.int8)  # 6 seeds, in db
+    searcher = Searcher(database, 6)
+    result = searcher.search(board, 20, 22, seconds=1.0)
+    assert result.solved and result.depth == 1
+    assert result.db_hits > 0
+
+
+def test_middlegame_search_reaches_depth_and_gives_a_line() -> None:
+    board = to_relative([4] * 12, 0)
+    result = Searcher().search(board, seconds=0.5)
+    assert result.depth >= 6
+    assert result.pv and result.pv[0] == result.best
+    assert len(result.scores) == 6
+
+
+def test_node_limit_and_stop_from_another_thread() -> None:
+    searcher = Searcher()
+    board = to_relative([4] * 12, 0)
+    limited = searcher.search(board, nodes=20_000)
+    assert limited.nodes < 200_000
+    started = time.perf_counter()
+    threading.Timer(0.3, searcher.stop).start()
+    stopped = searcher.search(board, seconds=30.0)
+    assert time.perf_counter() - started < 5.0
+    assert stopped.depth >= 1
+
+
+def test_other_grand_slam_rules_are_searched_by_their_own_rules() -> None:
+    # the only move is a grand slam: Abapa plays it for nothing, capture-all takes 4
+    from core.engine.kernel import CAPTURE_ALL
+    board = np.array([0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0], dtype=np.int8)
+    abapa = Searcher().search(board, 20, 22, seconds=0.5)
+    capture_all = Searcher(mode=CAPTURE_ALL).search(board, 20, 22, seconds=0.5)
+    # capture-all: 4 taken, North is left with nothing to sow: 24 to 22, South wins
+    assert capture_all.scores[5] == final_score(24, 22)
+    assert capture_all.scores[5] != abapa.scores[5]
+
+
+def test_describe_score() -> None:
+    assert describe_score(WIN + 300) == "win by 3"
+    assert describe_score(-WIN - 100) == "loss by 1"
+    assert describe_score(150) == "+1.5 seeds"
+
+
+def test_search_runs_without_numba() -> None:
+    """The pure-Python fallback plays the same rules (slowly) and gives a coherent answer."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from core import Position; from core.engine import _jit; "
+        "from core.engine.analysis import analyze; assert not _jit.HAVE_NUMBA; "
+        "a = analyze(Position.initial().play(2), seconds=0.5); "
+        "print(a.best, a.pv[0], a.depth, len(a.moves))"
+    )
+    env = dict(os.environ, OWARE_NO_NUMBA="1")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
+                         env=env, capture_output=True, text=True, check=True, timeout=120)
+    best, first, depth, moves = map(int, out.stdout.split())
+    assert best == first and best >= 6 and depth >= 2 and moves == 6
+
+
+def test_with_the_database_the_engine_never_does_worse_than_its_value(
+        database: np.ndarray) -> None:
+    """From any covered position the chosen move keeps the database's result."""
+    from core.engine.kernel import flip_into, play_into
+
+    rng = np.random.default_rng(5)
+    candidates = [b for n in (5, 6) for b in boards(n) if sum(b[:6]) and sum(b[6:])]
+    searcher = Searcher(database, 6)
+    after = np.zeros(12, dtype=np.int8)
+    child = np.zeros(12, dtype=np.int8)
+    for i in rng.choice(len(candidates), size=100, replace=False):
+        board = np.array(candidates[i], dtype=np.int8)
+        seeds = int(board.sum())
+        value = retrograde.lookup(database, board)
+        result = searcher.search(board, 10, 10, seconds=0.2)
+        play_into(board, result.best, after)
+        flip_into(after, child)
+        chosen = seeds - retrograde.lookup(database, child)  # the mover's share after it
+        # equal stores: the result is decided by the share of the board
+        assert np.sign(2 * chosen - seeds) >= np.sign(2 * value - seeds), candidates[i]
+        assert np.sign(max(result.scores.values())) == np.sign(2 * value - seeds)
