@@ -825,7 +825,7 @@ class Referee:
         """The game as a record, from the last position the rules cannot reach by moves
         alone (the start, a position set by hand, a missed capture's board) to now."""
         start, moves, declared = self.start, [], False
-        afters = [before for before, _ in self._history[1:]] + [self.position]
+        afters = [before for before, _ in self._history[1:]] + [self.position][: len(self._history)]
         for (_, out), after in zip(self._history, afters, strict=True):
             if out is not None and after == out.position:
                 moves.append(out.pit)

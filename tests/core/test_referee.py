@@ -362,3 +362,18 @@ def test_replay_of_a_logged_session_gives_the_same_events() -> None:
     log.append({"command": "undo", "t": 999.0})
     live += [e.to_json() for e in ref.command({"command": "undo"}, t=999.0)]
     assert [e.to_json() for e in replay(log)] == live
+
+
+def test_record_of_a_fresh_game_and_after_a_correction() -> None:
+    ref = Referee()
+    assert ref.record().moves == [] and ref.record().start == Position.initial()
+    ref.observe(Observation(0.0, "t", True, Position.initial().play(5).pits))
+    ref.command({"command": "set_position", "position": "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"})
+    ref.observe(
+        Observation(
+            1.0, "t", True, Position.from_text("1-4-2-1-4-4-6-0-3-0-6-4-7-6-N").play(11).pits
+        )
+    )
+    record = ref.record({"Event": "club"})
+    assert record.start.to_text() == "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"
+    assert record.moves == [11] and '[FEN "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"]' in record.to_ogn()
