@@ -11,7 +11,13 @@ over ``--runs`` runs:
   missing, none out of order): the goal;
 * latency from broadcast (the message's ``server_time``) to the spectator
   reading it: median and 99th percentile (goal: p99 under 100 ms);
-* memory: the server's resident set size at the end (and its growth).
+* memory: the server's resident set size at the end (and its growth);
+* the load average at the end: on a loaded machine (and under ``nice``) much
+  of the latency is waiting for a CPU, so a figure means little without it.
+
+The virtual board at full speed keeps the server busy whatever the number of
+spectators (it plays as fast as it is read), so a cheaper broadcast shows as
+more events per second at a lower latency, not as less CPU.
 
     nice .venv/bin/python bench/service.py [--spectators 200] [--seconds 10] [--runs 3]
 
@@ -126,9 +132,10 @@ def one_run(spectators: int, seconds: float) -> dict[str, Any]:
     events = len(expected)
     latencies = sorted(x for _, lat in results for x in lat)
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+    deliveries = sum(len(s) for s, _ in results)
     return {
         "events_per_s": events / seconds,
-        "deliveries_per_s": sum(len(s) for s, _ in results) / seconds,
+        "deliveries_per_s": deliveries / seconds,
         "complete": complete and len(results) == spectators,
         "median_ms": statistics.median(latencies) * 1000,
         "p99_ms": p99 * 1000,
@@ -157,6 +164,7 @@ def main() -> None:
     print(f"  latency p99              {med('p99_ms'):8.2f} ms   (goal < 100 ms)")
     print(f"  server memory (RSS)      {med('rss_mb'):8.1f} MB "
           f"(growth during run {med('rss_growth_mb'):.1f} MB)")
+    print(f"  load average             {Path('/proc/loadavg').read_text().strip()}")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from core.errors import RulesError
 from core.observation import Observation
 from core.position import Position
 from core.records import GameRecord
@@ -102,7 +101,6 @@ class BoardRuntime:
         self._stopping = threading.Event()
         self._last_t = 0.0
         self._offset = 0.0
-        self._declared = False
         self.referee: Referee
         self.session: SessionLog
         self.log_id: int
@@ -207,8 +205,6 @@ class BoardRuntime:
             if kind == "observation" and isinstance(line.get("t"), int | float):
                 self._last_t = max(self._last_t, float(line["t"]))
             produced.extend(_as_json(e) for e in feed_line(self.referee, line))
-            if kind == "command":
-                self._note_command(line)
         self.session = SessionLog.open_existing(path, valid)
         if produced[: len(logged)] != logged:
             log.warning(
@@ -287,7 +283,6 @@ class BoardRuntime:
         line = {**cmd, "t": t}
         events = self.referee.command(line, t)  # raises CommandError: nothing is logged
         self.session.append(line)
-        self._note_command(line)
         if cmd["command"] == "new_game":
             self.index.end_game(self.game_id)
             self.game_id = self.index.start_game(
@@ -297,12 +292,6 @@ class BoardRuntime:
         if cmd["command"] in ("new_game", "set_position", "undo"):
             self.hub.publish({**self.state(), "type": "state"})
         return events
-
-    def _note_command(self, line: dict[str, Any]) -> None:
-        if line["command"] == "declare_cycle_end":
-            self._declared = True
-        elif line["command"] in ("new_game", "undo", "set_position"):
-            self._declared = False
 
     def set_fair_play(self, on: bool) -> None:
         self.fair_play = on
@@ -346,19 +335,13 @@ class BoardRuntime:
 
     def _index_game(self) -> None:
         ref = self.referee
-        record: GameRecord | None = None
-        try:
-            record = GameRecord(ref.start, [o.pit for o in ref.moves], {}, self._declared)
-        except (RulesError, ValueError):
-            # corrected by hand or a missed capture: the moves no longer follow the rules
-            record = None
-        result = record.result() if record is not None else "*"
+        record = game_record(ref)
         ended = time.time() if ref.position.is_over else None
         self.index.update_game(
             self.game_id,
             moves=len(ref.moves),
-            result=result,
-            record=None if record is None else record.to_json(),
+            result=record.result(),
+            record=record.to_json(),
             ended=ended,
         )
 
@@ -393,6 +376,25 @@ class BoardRuntime:
         if self._engine is not None:
             out["engine"] = self._engine.health()
         return out
+
+
+def game_record(referee: Referee) -> GameRecord:
+    """The game so far as a record that always replays under the rules.
+
+    A game corrected by hand (``set_position``) or with a missed capture has
+    moves that do not follow from its start; :meth:`Referee.record` starts
+    the record at the last position the moves cannot reach (OGN writes it as
+    a ``FEN`` tag), so every game can be exported.
+    """
+    try:
+        return referee.record()
+    except ValueError:
+        # Referee.record() cannot yet handle a game with no history at all
+        # (nothing played or corrected since the start): the record is the
+        # position as it stands, with no moves.
+        if referee.moves:  # not that case: a real fault, say so rather than hide it
+            log.exception("the game record could not be built; exported without its moves")
+        return GameRecord(referee.position, [])
 
 
 def _as_json(event: Event) -> dict[str, Any]:

@@ -1,5 +1,9 @@
 """History: the games index, one game's record, exports (OGN, JSON, text), session logs.
 
+Every game exports, also one corrected by hand or with a missed capture: its
+record then starts at the last position its moves cannot reach (the OGN
+``FEN`` tag), see :func:`companion.service.board.game_record`.
+
 Games are looked up by their integer id in the SQLite index, never by a
 file name from the request; the one file the API sends (a game's session
 log) is the path the index holds, resolved and checked to lie inside the
@@ -42,10 +46,12 @@ def _game(service: ServiceDep, game_id: int) -> dict[str, Any]:
 
 def _record(game: dict[str, Any]) -> GameRecord:
     if game["record"] is None:
+        # every game the service indexes has a record (a corrected one starts at its
+        # correction, with a FEN tag); only rows written by older versions lack it
         raise HTTPException(
             409,
-            f"game {game['id']} was corrected by hand or had a missed capture, so its moves "
-            "do not replay under the rules; download its session log instead",
+            f"game {game['id']} was indexed without a record (by an older version); "
+            "download its session log instead",
         )
     record = GameRecord.from_json(game["record"])
     tags = {"Site": "oware-companion", "Round": str(game["board"])}

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,6 +32,7 @@ from companion.service.service import Service
 from core.referee import CommandError
 
 router = APIRouter()
+log = logging.getLogger(__name__)
 
 #: WebSocket close code for "policy violation" (bad origin, unknown board…).
 POLICY = 1008
@@ -81,7 +83,15 @@ async def board_socket(
         await ws.send_text(Hub.encode({**runtime.state(), "type": "state"}))
         sender = asyncio.create_task(_send(ws, sub))
         receiver = asyncio.create_task(_receive(ws, sub, runtime, service, role, may_command))
-        _, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        done, pending = await asyncio.wait(
+            {sender, receiver}, return_when=asyncio.FIRST_COMPLETED
+        )
+        for task in done:
+            # a page closing its socket ends a task with WebSocketDisconnect: expected, but
+            # it must be retrieved, or asyncio logs "Task exception was never retrieved"
+            error = task.exception()
+            if error is not None and not isinstance(error, WebSocketDisconnect | RuntimeError):
+                log.error("board %s: WebSocket task failed", b, exc_info=error)
         for task in pending:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):

@@ -69,12 +69,17 @@ class Server:
 def start_server(data_dir: Path, *args: str, port: int | None = None) -> Server:
     """Start ``serve`` with ``args`` and wait until /health answers."""
     port = port or free_port()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    output = data_dir.parent / f"server-{port}-{time.monotonic_ns()}.out"
     cmd = [
         sys.executable, "-m", "companion.commands.serve", "serve",
         "--port", str(port), "--data-dir", str(data_dir), *args,
     ]
+    return launch(cmd, port, data_dir)
+
+
+def launch(cmd: list[str], port: int, data_dir: Path) -> Server:
+    """Run ``cmd`` (a server on ``port`` keeping its data in ``data_dir``) until /health answers."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    output = data_dir.parent / f"server-{port}-{time.monotonic_ns()}.out"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with output.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)

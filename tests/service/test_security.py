@@ -12,6 +12,7 @@ import httpx
 import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
+from websockets.typing import Origin
 
 from .conftest import Server, start_server
 
@@ -73,10 +74,10 @@ def _first(ws: Any, kind: str) -> dict[str, Any]:
 
 def test_websocket_origins_are_checked(exposed: Server) -> None:
     with pytest.raises(InvalidStatus) as refused:
-        connect(f"{exposed.ws}/ws/board/1", origin="http://evil.example")  # type: ignore[arg-type]
+        connect(f"{exposed.ws}/ws/board/1", origin=Origin("http://evil.example"))
     assert refused.value.response.status_code == 403
     own = f"http://127.0.0.1:{exposed.port}"
-    with connect(f"{exposed.ws}/ws/board/1", origin=own) as ws:  # type: ignore[arg-type]
+    with connect(f"{exposed.ws}/ws/board/1", origin=Origin(own)) as ws:
         assert json.loads(ws.recv(timeout=10))["type"] == "state"
     with pytest.raises(InvalidStatus):
         connect(f"{exposed.ws}/ws/board/9")
