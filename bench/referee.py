@@ -62,10 +62,10 @@ def replay_rate(logs: list[list[dict[str, Any]]]) -> tuple[int, float]:
     count = sum(len(x) - 1 for x in logs)
     rates = []
     for _ in range(3):
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: the goal is per core on a shared machine
         for log in logs:
             replay(log)
-        rates.append(count / (time.perf_counter() - t0))
+        rates.append(count / (time.process_time() - t0))
     return count, statistics.median(rates)
 
 

@@ -2,7 +2,8 @@
 
 Plays random games from the start position with ``Position.legal_moves`` and
 ``Position.play`` (the real API, history and end-of-game checks included) and
-prints moves per second, the median of several runs, for Abapa Oware and for
+prints moves per CPU second (process time, so a busy machine does not count against
+it), the median of several runs, for Abapa Oware and for
 4-player universal mancala. Goal: at least 100,000 Abapa moves per second on
 one core.
 
@@ -30,9 +31,10 @@ def playout_rate(rules: str, options: dict[str, Any], seconds: float, seed: int)
     choice = rng.choice
     moves = 0
     start = Position.initial(rules, **options)
-    t0 = time.perf_counter()
+    # CPU time of this process: the goal is per core, and the machine may be shared.
+    t0 = time.process_time()
     deadline = t0 + seconds
-    while time.perf_counter() < deadline:
+    while time.process_time() < deadline:
         p = start
         while True:
             legal = p.legal_moves()
@@ -40,7 +42,7 @@ def playout_rate(rules: str, options: dict[str, Any], seconds: float, seed: int)
                 break
             p = p.play(choice(legal))
             moves += 1
-    return moves / (time.perf_counter() - t0)
+    return moves / (time.process_time() - t0)
 
 
 def main(argv: list[str] | None = None) -> int:
