@@ -290,14 +290,24 @@ class BoardRuntime:
             )
         self._publish(events)
         if cmd["command"] in ("new_game", "set_position", "undo"):
-            self.hub.publish({**self.state(), "type": "state"})
+            self._publish_state()
         return events
 
     def set_fair_play(self, on: bool) -> None:
         self.fair_play = on
         if self._engine is not None:
             self._engine.set_fair_play(on)
-        self.hub.publish({**self.state(), "type": "state"})
+        self._publish_state()
+
+    def _publish_state(self) -> None:
+        """The state to every page; under fair play the players' copy has no suggestion."""
+        if not self.fair_play:
+            self.hub.publish({**self.state(), "type": "state"})
+            return
+        self.hub.publish({**self.state(), "type": "state"}, lambda sub: sub.role != "player")
+        self.hub.publish(
+            {**self.state("player"), "type": "state"}, lambda sub: sub.role == "player"
+        )
 
     # -- after the referee spoke ----------------------------------------------------------------
     def _publish(self, events: list[Event]) -> None:
@@ -346,14 +356,19 @@ class BoardRuntime:
         )
 
     # -- views ---------------------------------------------------------------------------
-    def state(self) -> dict[str, Any]:
-        """``Referee.state()`` plus what the page needs about the board (SERVICE_API.md)."""
+    def state(self, role: str | None = None) -> dict[str, Any]:
+        """``Referee.state()`` plus what the page needs about the board (SERVICE_API.md).
+
+        Under fair play a player's copy carries no suggestion (the players' screen must not
+        be able to show one, even from the browser's developer tools).
+        """
+        hidden = self.fair_play and role == "player"
         return {
             **self.referee.state(),
             "board": self.board,
             "source": self.url,
             "fair_play": self.fair_play,
-            "suggestion": self.suggestion,
+            "suggestion": None if hidden else self.suggestion,
             "link": self.link,
         }
 

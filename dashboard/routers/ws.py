@@ -80,12 +80,10 @@ async def board_socket(
     sub = runtime.hub.subscribe(role)
     try:
         # subscribed first: whatever happens while the state is on its way follows it
-        await ws.send_text(Hub.encode({**runtime.state(), "type": "state"}))
+        await ws.send_text(Hub.encode({**runtime.state(role), "type": "state"}))
         sender = asyncio.create_task(_send(ws, sub))
         receiver = asyncio.create_task(_receive(ws, sub, runtime, service, role, may_command))
-        done, pending = await asyncio.wait(
-            {sender, receiver}, return_when=asyncio.FIRST_COMPLETED
-        )
+        done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             # a page closing its socket ends a task with WebSocketDisconnect: expected, but
             # it must be retrieved, or asyncio logs "Task exception was never retrieved"

@@ -10,12 +10,16 @@ boards:
 3. ``replay://`` a session ending in a wrong sowing (``sessions.wrong_sowing_log``);
 4. and 5. ``replay://`` games of universal mancala for 4 and 3 players.
 
+``fair_play_server`` is a second service, started with ``--fair-play``, on one
+short game that then rests (``sessions.quiet_log``), for the fair-play test.
+
 Chromium is Debian's (``/usr/bin/chromium``, installed by scripts/setup.sh);
 Playwright never downloads a browser here.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -28,7 +32,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.dashboard.sessions import ambiguous_log, universal_log, wrong_sowing_log
+from tests.dashboard.sessions import ambiguous_log, quiet_log, universal_log, wrong_sowing_log
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,23 +71,15 @@ class LiveServer:
         )
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    folder = tmp_path_factory.mktemp("live")
-    ambiguous, pits = ambiguous_log(folder / "ambiguous.jsonl")
-    sources = [
-        "sim://?seed=11&speed=2.5&mistakes=0.1",
-        f"replay://{ambiguous}?speed=4",
-        f"replay://{wrong_sowing_log(folder / 'wrong.jsonl')}?speed=4",
-        f"replay://{universal_log(folder / 'u4.jsonl', 4)}?speed=4",
-        f"replay://{universal_log(folder / 'u3.jsonl', 3)}?speed=4",
-    ]
+@contextlib.contextmanager
+def run_service(folder: Path, sources: list[str], *extra: str) -> Iterator[str]:
+    """Start ``serve`` on ``sources`` (plus ``extra`` options) and yield its URL until done."""
     port = free_port()
     cmd = [sys.executable, "-m", "companion.commands.serve", "serve"]
     for s in sources:
         cmd += ["--source", s]
     cmd += ["--port", str(port), "--data-dir", str(folder / "data"), "--fresh"]
-    cmd += ["--token", TOKEN, "--engine-seconds", "0.3"]
+    cmd += ["--token", TOKEN, "--engine-seconds", "0.3", *extra]
     log = (folder / "serve.log").open("w")
     proc = subprocess.Popen(
         ["nice", "-n", "5", *cmd],
@@ -106,7 +102,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
             if time.monotonic() > deadline:
                 raise RuntimeError("the service did not start within 30 s")
             time.sleep(0.2)
-        yield LiveServer(url, pits)
+        yield url
     finally:
         proc.terminate()
         try:
@@ -115,6 +111,31 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    folder = tmp_path_factory.mktemp("live")
+    ambiguous, pits = ambiguous_log(folder / "ambiguous.jsonl")
+    sources = [
+        "sim://?seed=11&speed=2.5&mistakes=0.1",
+        f"replay://{ambiguous}?speed=4",
+        f"replay://{wrong_sowing_log(folder / 'wrong.jsonl')}?speed=4",
+        f"replay://{universal_log(folder / 'u4.jsonl', 4)}?speed=4",
+        f"replay://{universal_log(folder / 'u3.jsonl', 3)}?speed=4",
+    ]
+    with run_service(folder, sources) as url:
+        yield LiveServer(url, pits)
+
+
+@pytest.fixture(scope="session")
+def fair_play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A second service started with ``--fair-play``: one board, a short game that then rests,
+    so the engine's suggestion for the final position stays on the page."""
+    folder = tmp_path_factory.mktemp("fair")
+    sources = [f"replay://{quiet_log(folder / 'quiet.jsonl')}?speed=8"]
+    with run_service(folder, sources, "--fair-play") as url:
+        yield LiveServer(url, [])
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,8 @@ situation the page must show and stay on, because the replay ends there:
   referee asks to count pits (answered from the page);
 * :func:`wrong_sowing_log`: a sowing that skipped a pit (an ``illegal_sowing``
   alert that stays on the page);
-* :func:`universal_log`: a 3- or 4-player game of universal mancala.
+* :func:`universal_log`: a 3- or 4-player game of universal mancala;
+* :func:`quiet_log`: a few ordinary moves and then nothing (for fair play).
 """
 
 from __future__ import annotations
@@ -84,4 +85,11 @@ def universal_log(path: Path, players: int, moves: int = 10, seed: int = 3) -> P
     start = Position.initial(f"universal-{players}")
     played = random_game(start, moves, seed=seed)
     session = render_game(start, played, style="settled", seed=seed)
+    return _write(path, start, [o.to_json() for o in session.observations])
+
+
+def quiet_log(path: Path) -> Path:
+    """Four ordinary moves, then the board rests (the engine's suggestion for it stays)."""
+    start = Position.initial()
+    session = render_game(start, [2, 8, 4, 9], style="settled", seed=4)
     return _write(path, start, [o.to_json() for o in session.observations])

@@ -113,6 +113,9 @@ export function renderBoard(container, view) {
     if (view.sownOrder && view.animate && i in view.sownOrder) {
       grp.style.setProperty("--step", view.sownOrder[i]);
     }
+    // The ring outside the hole marks the suggested move, so a pit that is both suggested
+    // and in an alert shows both: the alert colours the hole, the suggestion this ring.
+    grp.append(el("circle", { class: "pit-ring", cx: x, cy: y, r: g.r + 8 }));
     grp.append(el("circle", { class: "pit-hole", cx: x, cy: y, r: g.r }));
     drawSeeds(grp, x, y, g.r, count, MAX_DRAWN_SEEDS);
     grp.append(el("text", { class: "count", x, y: y + 14 }, String(count)));

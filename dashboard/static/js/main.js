@@ -36,9 +36,32 @@ window.dashboard = { model, ctx, latencies, spoken, send: null };
 
 const $ = (id) => document.getElementById(id);
 
+function focusPit(pit) {
+  document.querySelector(`#board .pit[data-pit="${pit}"][tabindex]`)?.focus({ preventScroll: true });
+}
+
+/** Pits that act (teaching: explain; referee: correct) respond to a click, Enter and Space. */
+function onPitActivate(handler) {
+  const boardBox = $("board");
+  boardBox.addEventListener("click", (e) => {
+    const g = e.target.closest?.(".pit[role=button]");
+    if (g) handler(Number(g.dataset.pit));
+  });
+  boardBox.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" && e.key !== " ") return;
+    const g = e.target.closest?.(".pit[role=button]");
+    if (!g) return;
+    e.preventDefault(); // Space would scroll the page
+    handler(Number(g.dataset.pit));
+  });
+}
+
 function render() {
+  // The board is redrawn from scratch: a keyboard user focused on a pit keeps the focus.
+  const focusedPit = document.activeElement?.closest?.("#board .pit")?.dataset.pit;
   renderPlayers(model, ctx);
   renderBoardArea(model, ctx);
+  if (focusedPit !== undefined) focusPit(focusedPit);
   renderLastMove(model, ctx);
   renderMoves(model, ctx);
   renderResult(model, ctx);
@@ -80,6 +103,7 @@ function onMessage(msg) {
   if (effect.animate) {
     ctx.animate = true;
     ctx.preview = null;
+    ctx.shownPit = null;
     ctx.hintPit = null;
     $("teach-hint").textContent = "";
   }
@@ -165,7 +189,8 @@ function setupControls() {
     token = e.target.value.trim();
     sessionStorage.setItem("oware-token", token);
   });
-  $("edit-button").addEventListener("click", openEditor);
+  $("edit-button").addEventListener("click", () => openEditor());
+  onPitActivate((pit) => openEditor(pit));
   $("edit-cancel").addEventListener("click", () => ($("edit-form").hidden = true));
   $("edit-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -184,7 +209,8 @@ function setupControls() {
   });
 }
 
-function openEditor() {
+/** Show the correction form; `pit` (when a pit was activated) gets the focus. */
+function openEditor(pit) {
   const pos = model.position;
   if (!pos) return;
   const grid = $("edit-grid");
@@ -204,8 +230,14 @@ function openEditor() {
   // Rows as on the board for two players (North's row reversed on top).
   const order = model.players === 2 ? [11, 10, 9, 8, 7, 6, 0, 1, 2, 3, 4, 5] : pos.pits.map((_, i) => i);
   for (const i of order) grid.append(field(pitName(i, model.players), pos.pits[i], { pit: i }));
-  pos.stores.forEach((c, p) => grid.append(field(`⌂ ${playerName(p, model.players)}`, c, { store: p })));
+  // Stores and the side to move take two columns each: their labels are longer than a letter.
+  for (const [p, c] of pos.stores.entries()) {
+    const store = field(`⌂ ${playerName(p, model.players)}`, c, { store: p });
+    store.classList.add("wide");
+    grid.append(store);
+  }
   const l = document.createElement("label");
+  l.className = "wide";
   const s = document.createElement("span");
   s.textContent = t("ctl.to_move");
   const sel = document.createElement("select");
@@ -214,7 +246,9 @@ function openEditor() {
   l.append(s, sel);
   grid.append(l);
   $("edit-form").hidden = false;
-  grid.querySelector("input").focus();
+  const first = grid.querySelector(pit === undefined ? "input" : `input[data-pit="${pit}"]`);
+  first?.focus();
+  first?.select();
 }
 
 // -- teaching view -------------------------------------------------------------
@@ -259,15 +293,19 @@ function setupTeaching() {
     const g = target.closest?.(".pit");
     if (!g || !model.position) return;
     const pit = Number(g.dataset.pit);
-    if (ctx.preview?.pit === pit) return;
+    // Redrawing the board and focusing the new pit fires focusin again: explain once.
+    if (ctx.shownPit === pit) return;
+    ctx.shownPit = pit;
     ctx.preview = null;
     const text = explainPit(pit);
     $("teach-preview").textContent = text;
     $("teach-preview").dataset.pit = String(pit);
+    const hadFocus = boardBox.contains(document.activeElement);
     renderBoardArea(model, ctx);
-    boardBox.querySelector(`.pit[data-pit="${pit}"]`)?.focus({ preventScroll: true });
+    if (hadFocus) focusPit(pit);
   };
   const clear = () => {
+    ctx.shownPit = null;
     if (!ctx.preview) return;
     ctx.preview = null;
     renderBoardArea(model, ctx);
@@ -275,8 +313,9 @@ function setupTeaching() {
   boardBox.addEventListener("pointerover", (e) => show(e.target));
   boardBox.addEventListener("focusin", (e) => show(e.target));
   boardBox.addEventListener("pointerleave", clear);
-  boardBox.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" || e.key === " ") show(e.target);
+  onPitActivate((pit) => {
+    ctx.shownPit = null; // explain again, even the pit already shown
+    show($("board").querySelector(`.pit[data-pit="${pit}"]`));
   });
   $("hint-button").addEventListener("click", () => {
     const s = model.suggestion;

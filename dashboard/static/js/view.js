@@ -61,6 +61,8 @@ export function renderBoardArea(model, ctx) {
     for (const a of model.alerts) for (const p of a.pits ?? []) addMark(marks, p, `alert alert-${a.type}`);
   }
   const teaching = ctx.view === "teaching" && !ctx.replay;
+  // Pits act in the teaching view (explain the move) and for the referee (correct the count).
+  const correcting = ctx.canCommand && !ctx.replay && !teaching;
   if (teaching && !model.gameOver) for (const m of model.legal) addMark(marks, m, "legal");
   if (ctx.preview) {
     for (const p of ctx.preview.sown) addMark(marks, p, "preview-sown");
@@ -87,12 +89,15 @@ export function renderBoardArea(model, ctx) {
     sownOrder,
     values,
     animate: ctx.animate,
-    interactive: teaching,
+    interactive: teaching || correcting,
     label: t("ui.board"),
     centreText: players > 2 && !model.gameOver ? t("ui.to_move", { player: playerName(shown.to_move, players) }) : "",
     storeLabels: shown.stores.map((c, p) => t("ui.store", { player: playerName(p, players), count: c })),
-    pitLabel: (i, count) =>
-      t(teaching && model.legal.includes(i) ? "ui.pit_legal" : "ui.pit", { name: pitNames[i], count }),
+    pitLabel: (i, count) => {
+      let key = teaching && model.legal.includes(i) ? "ui.pit_legal" : "ui.pit";
+      if (correcting) key = "ui.pit_correct";
+      return t(key, { name: pitNames[i], count });
+    },
   });
 }
 
@@ -184,13 +189,28 @@ export function renderResult(model, ctx) {
   const head = document.createElement("strong");
   head.textContent = resultText(model);
   box.append(head);
-  if (model.gameOver.text) {
-    const detail = document.createElement("span");
-    detail.className = "detail";
-    detail.lang = "en";
-    detail.textContent = model.gameOver.text;
-    box.append(detail);
-  }
+  if (model.gameOver.text) box.append(englishDetail(model.gameOver.text, "span"));
+}
+
+/**
+ * The referee's own sentence (`text`, `expected`, `seen` come from the server in English):
+ * labelled in the page's language, and saying "(in English)" when the page is not, so a
+ * reader knows why the sentence changes language; the sentence itself is marked lang="en"
+ * for screen readers and speech.
+ */
+export function englishDetail(text, tag = "p", labelKey = "alert.note") {
+  const box = document.createElement(tag);
+  box.className = "detail";
+  const label = document.createElement("span");
+  label.className = "detail-label";
+  const english = document.documentElement.lang === "en";
+  label.textContent = t(english ? labelKey : `${labelKey}_en`);
+  const words = document.createElement("span");
+  words.className = "referee-words";
+  words.lang = "en";
+  words.textContent = text;
+  box.append(label, words);
+  return box;
 }
 
 /** The headline of an alert in the page's language. */
@@ -224,12 +244,14 @@ export function renderAlerts(model, ctx, onAnswer) {
     const head = document.createElement("h3");
     head.textContent = alertHeadline(a, model.players);
     card.append(head);
-    if (a.text || a.detail) {
+    if (a.page) {
       const detail = document.createElement("p");
       detail.className = "detail";
-      detail.lang = a.page ? document.documentElement.lang : "en";
-      detail.textContent = a.text || a.detail;
+      detail.textContent = a.text;
       card.append(detail);
+    } else if (a.text || a.detail) {
+      const source = a.type === "link" || a.type === "camera";
+      card.append(englishDetail(a.text || a.detail, "p", source ? "alert.source_note" : "alert.note"));
     }
     if (a.expected !== undefined && a.seen !== undefined && a.type !== "ambiguous") {
       const dl = document.createElement("dl");
@@ -237,7 +259,7 @@ export function renderAlerts(model, ctx, onAnswer) {
         const dt = document.createElement("dt");
         dt.textContent = t(k);
         const dd = document.createElement("dd");
-        dd.lang = "en";
+        dd.lang = "en"; // the referee's own words (see englishDetail)
         dd.textContent = String(v);
         dl.append(dt, dd);
       }
