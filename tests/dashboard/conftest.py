@@ -141,7 +141,8 @@ def fair_play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
+        # Fail, not skip: the browser tests are part of the suite and setup installs it.
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
