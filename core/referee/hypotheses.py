@@ -178,6 +178,35 @@ def _expected_moves_text(pos: Position) -> str:
     return f"{who} to play one of {moves}" if moves else "no move: the game is over"
 
 
+def mistaken_path(kind: str, ring: Sequence[int], origin: int, n: int, i: int = 0) -> list[int]:
+    """The slots a sowing of ``n`` seeds from ``origin`` visits when it goes wrong.
+
+    ``ring`` is the correct lap (:meth:`RuleSet.sowing_ring`); ``i`` the seed that goes
+    wrong: ``skip`` (seed i lands one slot on), ``double`` (seed i lands again in the slot
+    of seed i-1), ``origin`` (the seed after a full lap drops into the origin pit),
+    ``clockwise`` (every seed the wrong way round).
+    """
+    size = len(ring)
+    if kind == "skip":
+        return [ring[k % size] for k in range(n + 1) if k != i]
+    if kind == "double":
+        return (
+            [ring[k % size] for k in range(i)]
+            + [ring[(i - 1) % size]]
+            + [ring[k % size] for k in range(i, n - 1)]
+        )
+    if kind == "origin":
+        return (
+            [ring[k % size] for k in range(size)]
+            + [origin]
+            + [ring[k % size] for k in range(size, n - 1)]
+        )
+    if kind == "clockwise":
+        backwards = list(reversed(ring))
+        return [backwards[k % size] for k in range(n)]
+    raise ValueError(f"unknown sowing mistake {kind!r}")
+
+
 def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
     rules = pos.ruleset
     o, n = out.pit, len(out.sown)
@@ -194,7 +223,7 @@ def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
             meant, got = ring[i % size], ring[(i + 1) % size]
             if meant < 0 or got < 0:
                 continue
-            path = [ring[k % size] for k in range(n + 1) if k != i]
+            path = mistaken_path("skip", ring, o, n, i)
             text = partial(
                 "pit {0} was skipped: the seed meant for {0} went into {1}; each pit gets "
                 "one seed per lap".format,
@@ -206,11 +235,7 @@ def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
             twice, meant = ring[(i - 1) % size], ring[i % size]
             if twice < 0 or meant < 0:
                 continue
-            path = (
-                [ring[k % size] for k in range(i)]
-                + [twice]
-                + [ring[k % size] for k in range(i, n - 1)]
-            )
+            path = mistaken_path("double", ring, o, n, i)
             text = partial(
                 "pit {0} received 2 seeds; each pit gets one per lap: the next seed "
                 "belonged in {1}".format,
@@ -219,11 +244,7 @@ def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
             )
             yield path, i, ("double", o, twice), [twice, meant], text
         if n > size:
-            path = (
-                [ring[k % size] for k in range(size)]
-                + [o]
-                + [ring[k % size] for k in range(size, n - 1)]
-            )
+            path = mistaken_path("origin", ring, o, n)
             text = partial(
                 "a seed was sown into the origin pit {0}; with 12 or more seeds the origin "
                 "pit is skipped on every lap".format,
@@ -232,7 +253,7 @@ def _sowing_mistakes(pos: Position, out: MoveOutcome) -> Iterator[Hyp]:
             yield path, size, ("origin", o), [o], text
         backwards = tuple(reversed(ring))
         if backwards[0] >= 0 and ring[0] >= 0:
-            path = [backwards[k % size] for k in range(n)]
+            path = mistaken_path("clockwise", ring, o, n)
             text = partial(
                 "seeds were sown clockwise (into {0} after {1}); sowing goes "
                 "counter-clockwise: the first seed belongs in {2}".format,

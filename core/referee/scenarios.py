@@ -31,7 +31,7 @@ from typing import Any
 
 from core.observation import Observation, PitReading
 from core.position import Position
-from core.referee.hypotheses import sowing_boards, stores_without_capture
+from core.referee.hypotheses import mistaken_path, sowing_boards, stores_without_capture
 
 MISTAKES = (
     "illegal_move",  # the mover lifts a pit they may not play, then puts it back
@@ -240,33 +240,25 @@ def _inject_before(r: _Renderer, pos: Position, pit: int, kind: str, index: int)
         if not choices:
             return None
         i = r.rng.choice(choices)
-        path = [ring[k % size] for k in range(n + 1) if k != i]
+        path = mistaken_path("skip", ring, pit, n, i)
         pits = frozenset({ring[i % size], ring[(i + 1) % size]})
     elif kind == "double":
         choices = [i for i in range(1, limit) if ring[(i - 1) % size] >= 0 and ring[i % size] >= 0]
         if not choices:
             return None
         i = r.rng.choice(choices)
-        path = (
-            [ring[k % size] for k in range(i)]
-            + [ring[(i - 1) % size]]
-            + [ring[k % size] for k in range(i, n - 1)]
-        )
+        path = mistaken_path("double", ring, pit, n, i)
         pits = frozenset({ring[(i - 1) % size], ring[i % size]})
     elif kind == "clockwise":
         back = tuple(reversed(ring))
         if back[0] < 0 or ring[0] < 0:
             return None
-        path = [back[k % size] for k in range(n)]
+        path = mistaken_path("clockwise", ring, pit, n)
         pits = frozenset({pit, back[0]})
     elif kind == "origin":
         if n <= size:
             return None
-        path = (
-            [ring[k % size] for k in range(size)]
-            + [pit]
-            + [ring[k % size] for k in range(size, n - 1)]
-        )
+        path = mistaken_path("origin", ring, pit, n)
         pits = frozenset({pit})
     else:
         raise ValueError(f"unknown mistake {kind!r}")
