@@ -68,7 +68,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from core.engine._jit import njit_parallel, prange
+from core.engine._jit import njit, njit_parallel, prange
 from core.engine.kernel import (
     NO_CAPTURE,
     NOT_OVER,
@@ -90,6 +90,20 @@ CHUNKS = 64
 
 #: ``progress(seeds, sweep, changed)`` is called after every sweep.
 Progress = Callable[[int, int, int], None]
+
+
+@njit
+def _tighten(low: Values, high: Values, r: int, lo: int | np.int64, hi: int | np.int64) -> int:
+    """Raise ``low[r]`` to ``lo`` and lower ``high[r]`` to ``hi`` where that narrows the
+    bounds; return how many of the two changed."""
+    changed = 0
+    if lo > low[r]:
+        low[r] = lo
+        changed += 1
+    if hi < high[r]:
+        high[r] = hi
+        changed += 1
+    return changed
 
 
 @njit_parallel
@@ -146,12 +160,7 @@ def sweep_layer(
                 else:
                     lo = max(lo, seeds - high[cr])
                     hi = max(hi, seeds - low[cr])
-            if lo > low[r]:
-                low[r] = lo
-                local += 1
-            if hi < high[r]:
-                high[r] = hi
-                local += 1
+            local += _tighten(low, high, r, lo, hi)
         changed += local
     return changed
 
@@ -256,12 +265,7 @@ def sweep_open(
                     break
                 lo = max(lo, seeds - np.int64(high[c]))
                 hi = max(hi, seeds - np.int64(low[c]))
-            if lo > low[r]:
-                low[r] = lo
-                local += 1
-            if hi < high[r]:
-                high[r] = hi
-                local += 1
+            local += _tighten(low, high, r, lo, hi)
         changed += local
     return changed
 

@@ -195,7 +195,35 @@ def negamax(
         k = order[i]
         flip_into(after[ply, k], child[ply])
         gain = taken[ply, k]
-        if i == 0:
+        # Principal variation search: the first move with the full window, the others
+        # with a null window, searched again in full only when they beat alpha.
+        lo = -beta if i == 0 else -alpha - 1
+        score = -negamax(
+            child[ply],
+            theirs,
+            mine + gain,
+            depth - 1,
+            lo,
+            -alpha,
+            ply + 1,
+            tt_keys,
+            tt_data,
+            zob,
+            values,
+            db_max,
+            offsets,
+            table,
+            weights,
+            stats,
+            after,
+            taken,
+            moves,
+            child,
+            killers,
+            history,
+            mode,
+        )
+        if i > 0 and alpha < score < beta and stats[STOP] == 0:
             score = -negamax(
                 child[ply],
                 theirs,
@@ -221,58 +249,6 @@ def negamax(
                 history,
                 mode,
             )
-        else:
-            score = -negamax(
-                child[ply],
-                theirs,
-                mine + gain,
-                depth - 1,
-                -alpha - 1,
-                -alpha,
-                ply + 1,
-                tt_keys,
-                tt_data,
-                zob,
-                values,
-                db_max,
-                offsets,
-                table,
-                weights,
-                stats,
-                after,
-                taken,
-                moves,
-                child,
-                killers,
-                history,
-                mode,
-            )
-            if alpha < score < beta and stats[STOP] == 0:
-                score = -negamax(
-                    child[ply],
-                    theirs,
-                    mine + gain,
-                    depth - 1,
-                    -beta,
-                    -alpha,
-                    ply + 1,
-                    tt_keys,
-                    tt_data,
-                    zob,
-                    values,
-                    db_max,
-                    offsets,
-                    table,
-                    weights,
-                    stats,
-                    after,
-                    taken,
-                    moves,
-                    child,
-                    killers,
-                    history,
-                    mode,
-                )
         if stats[STOP] != 0:
             return 0
         if score > best:
