@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import IllegalMoveError, InvalidPositionError
-from core.notation import PITS_PER_PLAYER, move_name, side_letter
+from core.notation import PITS_PER_PLAYER, move_name, parse_move, side_letter
 from core.rules import RuleSet, get_rules, non_default_options
 from core.rules.base import Ending
 
@@ -330,8 +330,6 @@ class Position:
 
     def play_name(self, name: str) -> Position:
         """Play a move given by name (``"F"``, ``"b"``, ``"2C"``)."""
-        from core.notation import parse_move
-
         return self.play(parse_move(name, self.players))
 
     def repetitions(self) -> int:

@@ -45,10 +45,15 @@ class Event:
         return self.type in ALERT_TYPES
 
     def __getitem__(self, key: str) -> Any:
-        return self.to_json()[key]
+        if key in ("type", "seq", "t"):
+            return getattr(self, key)
+        return self.data[key]
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self.to_json().get(key, default)
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "seq": self.seq, "t": self.t, **self.data}

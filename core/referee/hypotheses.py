@@ -77,10 +77,6 @@ class Hyp:
         return self.kind not in CORRECT_KINDS
 
 
-def names(rules: RuleSet, pits: Sequence[int]) -> list[str]:
-    return [rules.pit_name(p) for p in pits]
-
-
 def sowing_boards(
     before: tuple[int, ...], origin: int, path: Sequence[int], relay_steps: Sequence[int] = ()
 ) -> Iterator[tuple[int, tuple[int, ...]]]:

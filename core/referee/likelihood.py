@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from core.observation import PitReading
+from core.observation import PitReading, most_likely
 
 #: P(an exact reading equals the true count), P(off by one), P(further off). A source that
 #: reports an exact count claims certainty; being off by one costs about as much as a
@@ -80,20 +80,4 @@ def score_boards(
 
 def best_counts(readings: tuple[PitReading, ...]) -> tuple[int | None, ...]:
     """The most likely count of each pit (None where unseen)."""
-    out: list[int | None] = []
-    for r in readings:
-        if r is None or isinstance(r, int):
-            out.append(r)
-        else:
-            out.append(max(range(len(r)), key=r.__getitem__))
-    return tuple(out)
-
-
-def confident(readings: tuple[PitReading, ...], threshold: float = 0.6) -> bool:
-    """Whether every pit is seen and its most likely count holds at least ``threshold``."""
-    for r in readings:
-        if r is None:
-            return False
-        if not isinstance(r, int) and max(r) < threshold:
-            return False
-    return True
+    return tuple(most_likely(r) for r in readings)

@@ -105,7 +105,6 @@ class Referee:
         self._pending: tuple[MoveOutcome, tuple[int, ...]] | None = None
         self._touched: int | None = None
         self._overrides: dict[int, int] = {}
-        self._ambiguity: tuple[Hyp, Hyp] | None = None
         self._undecided_since: tuple[Any, float] | None = None
         self._lines: list[tuple[tuple[int, ...], Hyp]] | None = None
         self._succ: tuple[list[Hyp], Any, Any, Any] | None = None
@@ -182,8 +181,7 @@ class Referee:
             wrong = wrong_capture_hypothesis(self.position, out, sown_board, seen)
             if wrong is not None:
                 extra.append(wrong)
-        elif self.moves and self._history and self._history[-1][1] is self.moves[-1]:
-            last = self.moves[-1]
+        elif (last := self._last_move()) is not None:
             # Seeds taken after the move was already confirmed: less likely than a lift.
             wrong = wrong_capture_hypothesis(
                 last.before,
@@ -214,12 +212,19 @@ class Referee:
             )
         return self._succ
 
+    def _last_move(self) -> MoveOutcome | None:
+        """The move that made the current position, if the last thing that happened was a
+        move (not a correction)."""
+        if self.moves and self._history and self._history[-1][1] is self.moves[-1]:
+            return self.moves[-1]
+        return None
+
     def _late_hypotheses(self) -> list[Hyp]:
         """Boards of the last move still settling (its capturing seed landing after the board
         already looked finished): nothing to say, wait."""
-        if not self.moves or not self._history or self._history[-1][1] is not self.moves[-1]:
+        last = self._last_move()
+        if last is None:
             return []
-        last = self.moves[-1]
         boards = [
             b for _, b in sowing_boards(last.before.pits, last.pit, last.sown, last.relay_steps)
         ][-1:]
@@ -390,7 +395,6 @@ class Referee:
                 for k in self._emitted
                 if not (isinstance(k, tuple) and k and k[0] in ("disturbed", "ambiguous"))
             }
-            self._ambiguity = None
         if best.kind == "idle":
             self._phase = "waiting"
             return events
@@ -597,7 +601,6 @@ class Referee:
         rules = self.position.ruleset
         pits = [i for i, (a, b) in enumerate(zip(best.board, second.board, strict=True)) if a != b]
         key = ("ambiguous", best.board, second.board)
-        self._ambiguity = (best, second)
         if key in self._emitted:
             return []
         self._emitted.add(key)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.observation import Observation, PitReading
 from core.position import Position
@@ -322,10 +321,6 @@ def random_game(start: Position, length: int, seed: int = 0) -> list[int]:
         moves.append(m)
         pos = pos.play(m)
     return moves
-
-
-def observations_json(session: Session) -> list[dict[str, Any]]:
-    return [o.to_json() for o in session.observations]
 
 
 def mistake_session(

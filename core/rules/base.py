@@ -29,11 +29,6 @@ def store_slot(player: int) -> int:
     return -1 - player
 
 
-def slot_owner_store(slot: int) -> int | None:
-    """The player whose store ``slot`` is, or None if ``slot`` is a pit."""
-    return -1 - slot if slot < 0 else None
-
-
 class Sowing(NamedTuple):
     """Raw result of applying a move: the next state and what happened on the way."""
 
