@@ -34,14 +34,14 @@ Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 #: Referee settings that suit camera beliefs (pass as ``Referee(start, **CAMERA_REFEREE)``).
-#: Honest camera beliefs give each pit of a settled board a probability of
-#: about 0.3 – 0.9 for its true count (piles of six or more are genuinely
-#: uncertain), so twelve pits sum to a log-likelihood of -5 to -15: below the
-#: referee's default floor of -8 meant for exact sensor counts. And the
-#: runner-up explanation (usually "one seed still in the hand") differs in one
-#: pile only, so a 2-nat margin is what the camera can honestly give. Measured on
-#: four rendered 6- and 12-move games: every move recognised with these
-#: settings, one game in four with the referee's defaults (bench/vision.py).
+#: A camera is sometimes confidently wrong about a pile (most belief on a count one
+#: or two off), which costs far more than the referee's default plausibility floor
+#: of -8 (measured against the reading's own best board) allows for; and the
+#: runner-up explanation ("one seed still in the hand") differs in one pile only,
+#: so a 2-nat margin is what the camera can honestly give. Both are needed:
+#: measured on four rendered 12-move games (bench/vision.py --video, seeds 0-3),
+#: every move with these settings; 36/48 moves with the default margin, 38/48 with
+#: the default floor.
 CAMERA_REFEREE: dict[str, float] = {"min_log_likelihood": -30.0, "margin": 2.0}
 
 TAIL_CUT = 1e-6

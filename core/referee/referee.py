@@ -284,15 +284,16 @@ class Referee:
             )
             actions = np.concatenate([actions, self._action_ids(extra)])
         (best_score, best), (second_score, second) = _top_two(hyps, scores, actions)
-        decisive = best_score >= self.min_log_likelihood and (
-            (best.kind in ("idle", "sowing") and not best.is_mistake)
-            or second is None
-            or second_score <= best_score - self.margin
+        clear = best_score >= self.min_log_likelihood and (
+            second is None or second_score <= best_score - self.margin
         )
-        if not (decisive and not best.is_mistake) and self._phase != "mistake":
-            # Not settled by the boards of this position: was a move completed unseen, with
-            # the next one already under way? (After a flagged mistake, the board shows that
-            # mistake going on, not a move completed unseen.)
+        # A board one move ahead scores at most its prior (AHEAD_PRIOR: a perfect fit), so
+        # it can only matter when the best here is unclear, a mistake, or below that.
+        settled_here = clear and not best.is_mistake and best_score >= AHEAD_PRIOR
+        if not settled_here and self._phase != "mistake":
+            # Was a move completed unseen, with the next one already under way? (A seed
+            # still in hand reads much like the next move begun. After a flagged mistake the
+            # board shows that mistake going on, not a move completed unseen.)
             s_hyps, s_boards, s_priors, s_actions = self._successors()
             if s_hyps:
                 hyps = hyps + s_hyps

@@ -54,11 +54,13 @@ def board() -> Board:
     return Board(style, camera, cal, views[0], views[1], truth)
 
 
-@pytest.fixture(scope="session")
-def game_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A rendered six-move game (video, calibration views, truth)."""
+@pytest.fixture(scope="session", params=[(6, 3), (12, 1)], ids=["6-moves-seed3", "12-moves-seed1"])
+def game_dir(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """Rendered games (video, calibration views, truth). The 12-move game with seed 1
+    caught a referee regression (a seed still in hand read like the next move begun)."""
     from vision.synth_game import render_session
 
+    moves, seed = request.param
     out = tmp_path_factory.mktemp("game")
-    render_session(out, n_moves=6, seed=3)
+    render_session(out, n_moves=moves, seed=seed)
     return out
