@@ -70,9 +70,12 @@ def test_fair_play_hides_suggestions_from_players_only(
         1, {"command": "set_position", "position": {**start, "pits": pits}}
     )
     assert answer.status_code == 200, answer.text
+    # Wait for the whole rendered suggestion (list, bar and marked pit), all at once.
     spectator.wait_for_function(
         f"window.dashboard.model.position.pits[0] === {pits[0]}"
-        " && document.querySelectorAll('#sugg-values li').length > 0",
+        " && document.querySelectorAll('#sugg-values li').length > 0"
+        " && !document.getElementById('eval-bar').hidden"
+        " && document.querySelectorAll('#board .pit.best').length === 1",
         timeout=30_000,
     )
     player.wait_for_function(f"window.dashboard.model.position.pits[0] === {pits[0]}")
