@@ -73,6 +73,10 @@ def counter_from_json(data: dict[str, Any]) -> PitCounter:
         from vision.area import AreaCounter
 
         return AreaCounter.from_json(data)
+    if data.get("kind") == "cnn":
+        from vision.net_counter import NetCounter
+
+        return NetCounter.from_json(data)
     return Counter.from_json(data)
 
 
