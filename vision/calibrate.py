@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +25,7 @@ from vision.calibration import Calibration, CalibrationError
 from vision.counter import Counter, PitCounter
 from vision.layout import BoardLayout
 from vision.locate import find_board
+from vision.net_counter import ADAPT_STEPS, NetCounter
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -67,14 +68,28 @@ def teach(
     calibration: Calibration,
     frames: Sequence[tuple[Image, Sequence[int]]],
     base: Counter | None = None,
+    counter: str = "area",
+    steps: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Calibration:
     """The calibration with a counter taught by frames of known positions.
 
-    When one of the frames is the empty board, the classic area counter is
-    used (each pit compared with itself, empty: the most reliable reference);
-    otherwise the learned counter is adapted to the labelled crops.
+    ``counter="area"`` (default): when one of the frames is the empty board,
+    the classic area counter is used (each pit compared with itself, empty:
+    the most reliable reference on rendered boards); otherwise the feature
+    counter is adapted. ``counter="cnn"``: the convolutional network
+    (:mod:`vision.net_counter`, the most accurate on real photographs) is
+    fine-tuned on the labelled crops; it takes a few minutes (``progress``
+    gets the steps).
     """
+    if counter not in ("area", "cnn"):
+        raise ValueError(f"unknown counter {counter!r}: use 'area' or 'cnn'")
     crops, counts = labelled_crops(calibration, frames)
+    if counter == "cnn":
+        net = NetCounter.builtin().adapt(
+            crops, counts, steps=steps or ADAPT_STEPS, progress=progress
+        )
+        return calibration.with_counter(net.to_json())
     n = calibration.layout.pits
     empty_views = [i for i, (_f, pits) in enumerate(frames) if all(c == 0 for c in pits)]
     if empty_views:
@@ -86,8 +101,8 @@ def teach(
             if i != e
         ]
         return calibration.with_counter(AreaCounter.calibrate(empty, others).to_json())
-    counter = base or Counter.builtin()
-    return calibration.with_counter(counter.adapt(crops, counts).to_json())
+    features = base or Counter.builtin()
+    return calibration.with_counter(features.adapt(crops, counts).to_json())
 
 
 @dataclass
@@ -95,7 +110,8 @@ class PositionLearner:
     """Learns from the game: pit images labelled by the positions the referee confirmed.
 
     For the area counter it keeps (area, count) pairs and refits the curve;
-    for the learned counter it keeps crops and adapts the model. At most
+    for the learned counters it keeps crops and adapts the model (the
+    network is fine-tuned a little further at each refit). At most
     ``per_count`` examples of each count are kept (the newest), so common
     counts do not drown rare ones and memory stays bounded.
     """
@@ -104,6 +120,8 @@ class PositionLearner:
     per_count: int = 24
     refit_every: int = 1
     """Refit after this many confirmed positions."""
+    net_steps: int = 300
+    """Fine-tuning steps per refit of a network counter (each refit builds on the last)."""
     _crops: dict[int, list[Image]] = field(default_factory=dict, init=False)
     _areas: dict[int, list[float]] = field(default_factory=dict, init=False)
     _since_refit: int = field(default=0, init=False)
@@ -157,9 +175,12 @@ class PositionLearner:
             counts = [k for k, bucket in self._areas.items() for _ in bucket]
             model = AreaModel.fit(areas, counts, prior=self.counter.model)
             return replace(self.counter, model=model, source="area+game")
-        assert isinstance(self._base, Counter)
         crops = [c for bucket in self._crops.values() for c in bucket]
         counts = [k for k, bucket in self._crops.items() for _ in bucket]
+        if isinstance(self.counter, NetCounter):
+            # From the current network, briefly: refits add up over the game.
+            return self.counter.adapt(crops, counts, steps=self.net_steps)
+        assert isinstance(self._base, Counter)
         return self._base.adapt(crops, counts)
 
     @property

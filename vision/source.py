@@ -119,6 +119,7 @@ class CameraSource:
         self._capture: cv2.VideoCapture | None = None
         self._reader: BoardReader | None = None
         self._learner: PositionLearner | None = None
+        self._learning: threading.Thread | None = None
         self._state = "closed"
         self._frames = 0
         self._observations = 0
@@ -145,21 +146,41 @@ class CameraSource:
     def confirm(self, pits: Sequence[int]) -> bool:
         """Learning from the game: the referee confirmed the board now holds ``pits``.
 
-        Call it on every ``move`` event (thread-safe). The crops of the last
-        stable frame, labelled by the confirmed position, refit the counter.
-        Returns False when there is no stable view to label yet. A position the
-        counter flatly contradicts is not learnt from (see PositionLearner.add).
+        Call it on every ``move`` event (thread-safe, returns at once). The
+        crops of the last stable frame, labelled by the confirmed position,
+        refit the counter on a background thread (a network's refit takes
+        seconds, and the caller is the service's event loop); the new counter
+        replaces the old one when it is ready. Returns False when there is no
+        stable view to label yet, or while the previous refit is still running
+        (that position is skipped: the next ones will teach the same board). A
+        position the counter flatly contradicts is not learnt from (see
+        PositionLearner.add).
         """
         with self._lock:
             reader, learner = self._reader, self._learner
             if reader is None or learner is None or reader.last_stable_crops is None:
                 return False
+            if self._learning is not None and self._learning.is_alive():
+                return False
             crops = list(reader.last_stable_crops)
-        refit = learner.add(crops, list(pits))
-        if refit is not None:
-            with self._lock:
-                reader.counter = refit
+            labels = list(pits)
+
+            def learn() -> None:
+                refit = learner.add(crops, labels)
+                if refit is not None:
+                    with self._lock:
+                        reader.counter = refit
+
+            self._learning = threading.Thread(target=learn, name="camera-learning", daemon=True)
+            self._learning.start()
         return True
+
+    def wait_for_learning(self, timeout: float | None = None) -> bool:
+        """Wait for the running refit (if any); True when none is running any more."""
+        thread = self._learning
+        if thread is not None:
+            thread.join(timeout)
+        return thread is None or not thread.is_alive()
 
     def health(self) -> dict[str, Any]:
         """JSON-ready state for /health."""

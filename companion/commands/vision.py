@@ -32,7 +32,24 @@ Image = npt.NDArray[Any]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `count` subcommand."""
+    """Add the `count` and `train-counter` subcommands."""
+    t = subparsers.add_parser(
+        "train-counter",
+        help="fine-tune the seed-counting network on labelled photos of your board",
+        description="Fine-tune the convolutional seed counter on a folder of labelled pit "
+        "photos laid out as <count>/<image>.png (crops of single pits of your board), and "
+        "store it in a camera calibration file.",
+    )
+    t.add_argument("folder", type=Path, help="folder of <count>/<image>.png pit photos")
+    t.add_argument(
+        "--calibration",
+        type=Path,
+        required=True,
+        help="calibration JSON to put the counter in (from `oware-companion calibrate`)",
+    )
+    t.add_argument("--out", type=Path, default=None, help="write here (default: in place)")
+    t.add_argument("--steps", type=int, default=None, help="fine-tuning steps (default 3000)")
+    t.set_defaults(func=train_counter_command)
     p = subparsers.add_parser(
         "count",
         help="count the seeds in each pit of a photo of the board",
@@ -59,6 +76,16 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
         "--start", type=Path, default=None, help="photo of the start position (4 per pit)"
     )
     parser.add_argument("--no-teach", action="store_true", help="only locate the board")
+    parser.add_argument(
+        "--counter",
+        choices=["area", "cnn"],
+        default="area",
+        help="area: compare each pit with itself empty (instant); cnn: fine-tune the "
+        "convolutional network on the two views (a few minutes, the most accurate on real seeds)",
+    )
+    parser.add_argument(
+        "--steps", type=int, default=None, help="fine-tuning steps for --counter cnn"
+    )
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
 
 
@@ -106,6 +133,47 @@ def count_command(args: argparse.Namespace) -> int:
             f"  pit {move_name(row['pit']):>1} ({row['pit']:2d}): {row['count']:2d} seeds  "
             f"confidence {row['confidence']:.0%}  95% set {{{likely}}}"
         )
+    return 0
+
+
+def progress_bar(what: str) -> Any:
+    """A one-line progress display on stderr for long training runs."""
+
+    def show(step: int, total: int) -> None:
+        if step % 25 == 0 or step == total:
+            end = "\n" if step == total else ""
+            print(f"\r{what}: {100 * step // total:3d}% ({step}/{total})", end=end,
+                  file=sys.stderr, flush=True)
+
+    return show
+
+
+def train_counter_command(args: argparse.Namespace) -> int:
+    """Handler of `train-counter`: exit 0, 1 (no usable images), 2 (bad calibration)."""
+    from vision.calibration import Calibration, CalibrationError
+    from vision.dataset import load_folder
+    from vision.net_counter import ADAPT_STEPS, NetCounter
+
+    try:
+        calibration = Calibration.load(args.calibration)
+        examples = load_folder(args.folder)
+    except (CalibrationError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, CalibrationError) else 1
+    if not examples:
+        print(f"error: no <count>/<image> photos under {args.folder}", file=sys.stderr)
+        return 1
+    counts = sorted({e.count for e in examples})
+    print(f"{len(examples)} labelled pit photos, counts {counts}")
+    counter = NetCounter.builtin().adapt(
+        [e.image for e in examples],
+        [e.count for e in examples],
+        steps=args.steps or ADAPT_STEPS,
+        progress=progress_bar("fine-tuning"),
+    )
+    out = args.out or args.calibration
+    calibration.with_counter(counter.to_json()).save(out)
+    print(f"wrote {out} (temperature {counter.network.temperature:.2f})")
     return 0
 
 
@@ -193,8 +261,15 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         if not no_teach and empty is not None:
             start = frame_for("Set up the start position (4 seeds in every pit)", start_path)
             pits = calibration.layout.pits
-            calibration = teach(calibration, [(empty, [0] * pits), (start, [4] * pits)])
-            print("counter adapted to this board (empty board and start position)")
+            kind = getattr(args, "counter", "area")
+            calibration = teach(
+                calibration,
+                [(empty, [0] * pits), (start, [4] * pits)],
+                counter=kind,
+                steps=getattr(args, "steps", None),
+                progress=progress_bar("fine-tuning the counter") if kind == "cnn" else None,
+            )
+            print(f"{kind} counter adapted to this board (empty board and start position)")
         out.parent.mkdir(parents=True, exist_ok=True)
         calibration.save(out)
     except (CalibrationError, SourceError, OSError, ValueError) as exc:

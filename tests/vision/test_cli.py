@@ -102,3 +102,69 @@ def test_errors_give_exit_codes(files: dict[str, Path], tmp_path: Path) -> None:
         yes=True,
     )
     assert cmd.calibrate_camera(args) == 2  # no board in a black picture: said in words
+
+
+def test_calibrate_with_the_network_counter(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--counter cnn fine-tunes the network on the two views and stores it."""
+    args = argparse.Namespace(
+        source="camera://0",
+        out=str(files["cal"]),
+        corners=None,
+        empty=files["empty"],
+        start=files["start"],
+        no_teach=False,
+        yes=True,
+        counter="cnn",
+        steps=30,
+    )
+    assert cmd.calibrate_camera(args) == 0
+    cal = Calibration.load(files["cal"])
+    assert cal.counter is not None and cal.counter["kind"] == "cnn"
+    assert "fine-tuning the counter" in capsys.readouterr().err  # the progress bar
+    assert _parser().parse_args(["count", str(files["photo"]), "--calibration", str(files["cal"])])
+    count = _parser().parse_args(
+        ["count", str(files["photo"]), "--calibration", str(files["cal"]), "--json"]
+    )
+    assert count.func(count) == 0
+    pits = json.loads(capsys.readouterr().out)["pits"]
+    assert len(pits) == 12 and all(abs(sum(p["belief"]) - 1) < 0.01 for p in pits)
+
+
+def test_train_counter_on_a_labelled_folder(
+    tmp_path: Path, files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.synth import render_pit
+
+    board.calibration.save(files["cal"])
+    folder = tmp_path / "pits"
+    rng = np.random.default_rng(3)
+    for count in (0, 1, 2, 3):
+        (folder / str(count)).mkdir(parents=True)
+        for i in range(3):
+            crop = render_pit(count, board.style, rng, size=90)
+            cv2.imwrite(str(folder / str(count) / f"{i}.png"), crop)
+    out = tmp_path / "trained.json"
+    args = _parser().parse_args(
+        ["train-counter", str(folder), "--calibration", str(files["cal"]), "--out", str(out),
+         "--steps", "20"]
+    )
+    assert args.func(args) == 0
+    text = capsys.readouterr()
+    assert "12 labelled pit photos, counts [0, 1, 2, 3]" in text.out
+    assert "fine-tuning" in text.err
+    trained = Calibration.load(out)
+    assert trained.counter is not None and trained.counter["kind"] == "cnn"
+    assert trained.corners == Calibration.load(files["cal"]).corners  # only the counter changed
+    # bad input: an empty folder, a missing calibration
+    (tmp_path / "none").mkdir()
+    bad = _parser().parse_args(
+        ["train-counter", str(tmp_path / "none"), "--calibration", str(files["cal"])]
+    )
+    assert bad.func(bad) == 1
+    missing = _parser().parse_args(
+        ["train-counter", str(folder), "--calibration", str(tmp_path / "nope.json")]
+    )
+    assert missing.func(missing) in (1, 2)
+    assert "error:" in capsys.readouterr().err

@@ -90,6 +90,7 @@ def test_confirmed_positions_teach_the_counter(board: Board) -> None:
         source._handle(frame, k * 0.03, late=False)
     before = source._reader.counter if source._reader else None
     assert source.confirm(pits)
+    assert source.wait_for_learning(60)  # the refit runs on its own thread
     after = source._reader.counter if source._reader else None
     assert after is not before  # refitted with the twelve new labels
     assert after is not None and after.source == "area+game"
