@@ -9,13 +9,16 @@ A camera frame goes through these modules, in this order:
   (:mod:`vision.layout` says which cell is which pit);
 * :mod:`vision.motion` – hands and motion: covered pits read ``None``, ``stable`` flag;
 * counting, one belief over 0 … 48 seeds per pit:
-  :mod:`vision.area` (seed area against the empty pit, the calibrated default) or
-  :mod:`vision.counter` (a small learned model, :mod:`vision.features` + :mod:`vision.model`);
+  :mod:`vision.area` (seed area against the empty pit, the calibrated default),
+  :mod:`vision.net_counter` (a small convolutional network, :mod:`vision.cnn`; the most
+  accurate on real photographs once fine-tuned on the user's board) or
+  :mod:`vision.counter` (hand-made features + a small MLP, :mod:`vision.features` +
+  :mod:`vision.model`; also home of the belief shaping every counter shares);
 * :mod:`vision.pipeline` – all of the above per frame → :class:`core.observation.Observation`;
 * :mod:`vision.calibrate` – the user's calibration step and learning from the game.
 
 Data the package makes for itself: :mod:`vision.synth` renders boards, pits, hands and
 whole game videos with exact labels (:mod:`vision.synth_game`); :mod:`vision.train`
-trains the built-in counter on them; :mod:`vision.dataset` reads labelled folders
+trains the built-in counters (MLP and network) on them; :mod:`vision.dataset` reads labelled folders
 (``<count>/<image>.png``) for the benchmark, ``bench/vision.py``.
 """

@@ -24,10 +24,10 @@ def test_gradients_match_finite_differences() -> None:
     rng = np.random.default_rng(0)
     x = rng.normal(size=(3, SIDE, SIDE, 3))
     y = np.array([0, 2, 4])
-    logits, cache = net._forward(x)  # noqa: SLF001 - the gradient is what is tested
+    logits, cache = net._forward(x)  # the gradient is what is tested
     g = softmax(np.asarray(logits, np.float64))
     g[np.arange(3), y] -= 1
-    grads = net._backward(g / 3, cache)  # noqa: SLF001
+    grads = net._backward(g / 3, cache)
     for key, value in net.params.items():
         # the largest gradient entry of each parameter (a zero one would prove nothing)
         idx = np.unravel_index(int(np.argmax(np.abs(grads[key]))), value.shape)
