@@ -40,7 +40,6 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from companion.commands.vision import progress_bar
 from vision.counter import Counter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.net_counter import ADAPT_STEPS, NetCounter
@@ -72,7 +72,7 @@ def bench_dataset(args: argparse.Namespace) -> int:
             [e.image for e in chosen],
             [e.count for e in chosen],
             steps=args.steps,
-            progress=_progress("fine-tuning"),
+            progress=progress_bar("fine-tuning"),
         )
         took = time.perf_counter() - start
         label = (
@@ -112,17 +112,6 @@ def bench_dataset(args: argparse.Namespace) -> int:
         f"{len(examples) / statistics.median(times):.0f}"
     )
     return 0
-
-
-def _progress(what: str) -> Callable[[int, int], None]:
-    """A one-line progress bar on stderr."""
-
-    def show(step: int, total: int) -> None:
-        if step % 50 == 0 or step == total:
-            end = "\n" if step == total else ""
-            print(f"\r{what}: {step}/{total} steps", end=end, file=sys.stderr, flush=True)
-
-    return show
 
 
 def _feature_size() -> int:

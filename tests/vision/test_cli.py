@@ -35,16 +35,23 @@ def files(tmp_path: Path, board: Board) -> dict[str, Path]:
     return out
 
 
+def _calibrate(files: dict[str, Path], **changes: object) -> argparse.Namespace:
+    """The arguments `calibrate --source camera://0 --empty … --start … --yes` gives."""
+    values: dict[str, object] = {
+        "source": "camera://0",
+        "out": str(files["cal"]),
+        "corners": None,
+        "empty": files["empty"],
+        "start": files["start"],
+        "no_teach": False,
+        "yes": True,
+    }
+    values.update(changes)
+    return argparse.Namespace(**values)
+
+
 def test_calibrate_then_count(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    args = argparse.Namespace(
-        source="camera://0",
-        out=str(files["cal"]),
-        corners=None,
-        empty=files["empty"],
-        start=files["start"],
-        no_teach=False,
-        yes=True,
-    )
+    args = _calibrate(files)
     assert cmd.calibrate_camera(args) == 0
     cal = Calibration.load(files["cal"])
     assert cal.method == "aruco" and cal.counter is not None
@@ -69,15 +76,7 @@ def test_calibrate_then_count(files: dict[str, Path], capsys: pytest.CaptureFixt
 
 def test_manual_corners(files: dict[str, Path], board: Board) -> None:
     corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in board.calibration.corners)
-    args = argparse.Namespace(
-        source="camera://0",
-        out=str(files["cal"]),
-        corners=corners,
-        empty=files["empty"],
-        start=files["start"],
-        no_teach=False,
-        yes=True,
-    )
+    args = _calibrate(files, corners=corners)
     assert cmd.calibrate_camera(args) == 0
     assert Calibration.load(files["cal"]).method == "manual"
 
@@ -92,15 +91,7 @@ def test_errors_give_exit_codes(files: dict[str, Path], tmp_path: Path) -> None:
     assert bad.func(bad) == 2
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.zeros((720, 1280, 3), np.uint8))
-    args = argparse.Namespace(
-        source="camera://0",
-        out=str(tmp_path / "c.json"),
-        corners=None,
-        empty=blank,
-        start=blank,
-        no_teach=False,
-        yes=True,
-    )
+    args = _calibrate(files, out=str(tmp_path / "c.json"), empty=blank, start=blank)
     assert cmd.calibrate_camera(args) == 2  # no board in a black picture: said in words
 
 
@@ -108,17 +99,7 @@ def test_calibrate_with_the_network_counter(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """--counter cnn fine-tunes the network on the two views and stores it."""
-    args = argparse.Namespace(
-        source="camera://0",
-        out=str(files["cal"]),
-        corners=None,
-        empty=files["empty"],
-        start=files["start"],
-        no_teach=False,
-        yes=True,
-        counter="cnn",
-        steps=30,
-    )
+    args = _calibrate(files, counter="cnn", steps=30)
     assert cmd.calibrate_camera(args) == 0
     cal = Calibration.load(files["cal"])
     assert cal.counter is not None and cal.counter["kind"] == "cnn"
