@@ -90,10 +90,10 @@ def bench_dataset(args: argparse.Namespace) -> int:
 
             base = Counter(MLP.fit(np.zeros((2, _feature_size())), np.array([0, 1]), 2, steps=1))
             counter = _scratch(chosen, base)
-            label = "trained from scratch on"
+            label = "mlp trained from scratch on"
         else:
             counter = counter.adapt([e.image for e in chosen], [e.count for e in chosen])
-            label = "built-in, adapted to"
+            label = "built-in mlp, adapted to"
         took = time.perf_counter() - start
         label += f" {len(chosen)} images of {args.adapt} (train split) in {took:.1f} s"
     print(f"counter: {label}")

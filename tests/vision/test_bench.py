@@ -14,7 +14,10 @@ from vision.synth import random_style, render_pit
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "vision.py"
 
 
-def test_bench_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("counter", ["cnn", "mlp"])
+def test_bench_prints_the_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], counter: str
+) -> None:
     rng = np.random.default_rng(1)
     style = random_style(rng)
     for count in range(4):
@@ -27,9 +30,13 @@ def test_bench_prints_the_figures(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    code = bench.main(["--dataset", str(tmp_path), "--adapt", str(tmp_path), "--repeat", "1"])
+    code = bench.main(
+        ["--dataset", str(tmp_path), "--adapt", str(tmp_path), "--repeat", "1"]
+        + ["--counter", counter, "--steps", "40"]
+    )
     out = capsys.readouterr().out
     assert code == 0
+    assert f"{counter}" in out.splitlines()[0]
     for needle in (
         "overall exact",
         "within one seed",
