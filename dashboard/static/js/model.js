@@ -44,18 +44,6 @@ function setPosition(model, position, legal) {
   }
 }
 
-/** True when a suggestion was computed for ``position`` (same pits, stores, side to move). */
-export function describesPosition(sugg, position) {
-  if (!position || typeof sugg.position !== "string") return true; // nothing to compare with
-  const fields = sugg.position.split("-").slice(0, -1).map(Number);
-  const current = [...position.pits, ...(position.stores ?? [])];
-  return (
-    fields.length === current.length &&
-    fields.every((v, i) => v === current[i]) &&
-    (sugg.to_move === undefined || sugg.to_move === position.to_move)
-  );
-}
-
 export function applyMessage(model, msg) {
   const out = { announce: [], animate: false };
   if (typeof msg.seq === "number") model.lastEventSeq = msg.seq;
@@ -120,9 +108,8 @@ export function applyMessage(model, msg) {
       out.announce.push({ kind: "game_over", event: msg });
       break;
     case "suggestion":
-      // A search finished just before the board changed can still be on its way:
-      // advice about another position is dropped, never shown on this one.
-      if (describesPosition(msg, model.position)) model.suggestion = msg;
+      // Always about the current position: the server drops stale ones before sending.
+      model.suggestion = msg;
       break;
     case "link":
     case "camera":
