@@ -41,7 +41,6 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -49,7 +48,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.commands.vision import progress_bar
-from vision.counter import Counter, credible_set
+from vision.counter import Counter, PitCounter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.net_counter import ADAPT_STEPS, NetCounter
 
@@ -60,39 +59,25 @@ def bench_dataset(args: argparse.Namespace) -> int:
     if not examples:
         print(f"no images in {args.dataset} (split {args.split})")
         return 1
-    counter: Any = NetCounter.builtin() if args.counter == "cnn" else Counter.builtin()
+    counter: PitCounter = NetCounter.builtin() if args.counter == "cnn" else Counter.builtin()
     label = f"built-in {args.counter} (rendered pits only)"
-    if args.adapt is not None and args.counter == "cnn":
+    if args.adapt is not None:
         pool = load_folder(args.adapt, "train")
         chosen = per_count_subset(pool, args.adapt_per_count)
         held = {e.path.name for e in examples}
         chosen = [e for e in chosen if e.path.name not in held]  # never train on what we score
+        images, counts = [e.image for e in chosen], [e.count for e in chosen]
         start = time.perf_counter()
-        counter = counter.adapt(
-            [e.image for e in chosen],
-            [e.count for e in chosen],
-            steps=args.steps,
-            progress=progress_bar("fine-tuning"),
-        )
-        took = time.perf_counter() - start
-        label = (
-            f"built-in cnn, fine-tuned on {len(chosen)} images of {args.adapt} "
-            f"(train split) in {took:.0f} s, {args.steps} steps"
-        )
-    elif args.adapt is not None:
-        pool = load_folder(args.adapt, "train")
-        chosen = per_count_subset(pool, args.adapt_per_count)
-        held = {e.path.name for e in examples}
-        chosen = [e for e in chosen if e.path.name not in held]  # never train on what we score
-        start = time.perf_counter()
-        if args.from_scratch:
-            from vision.model import MLP
-
-            base = Counter(MLP.fit(np.zeros((2, _feature_size())), np.array([0, 1]), 2, steps=1))
-            counter = _scratch(chosen, base)
+        if isinstance(counter, NetCounter):
+            progress = progress_bar("fine-tuning")
+            counter = counter.adapt(images, counts, steps=args.steps, progress=progress)
+            label = f"built-in cnn, fine-tuned ({args.steps} steps) on"
+        elif args.from_scratch:
+            counter = _scratch(chosen)
             label = "mlp trained from scratch on"
         else:
-            counter = counter.adapt([e.image for e in chosen], [e.count for e in chosen])
+            assert isinstance(counter, Counter)
+            counter = counter.adapt(images, counts)
             label = "built-in mlp, adapted to"
         took = time.perf_counter() - start
         label += f" {len(chosen)} images of {args.adapt} (train split) in {took:.1f} s"
@@ -114,13 +99,7 @@ def bench_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
-def _feature_size() -> int:
-    from vision.features import FEATURE_SIZE
-
-    return FEATURE_SIZE
-
-
-def _scratch(chosen: list[Example], base: Counter) -> Counter:
+def _scratch(chosen: list[Example]) -> Counter:
     """A counter trained only on the given images (no rendered prior)."""
     from vision.counter import augment
     from vision.features import features_of
@@ -137,7 +116,6 @@ def _scratch(chosen: list[Example], base: Counter) -> Counter:
     temp = fit_temperature(trial, feats[back].reshape(-1, f), np.repeat(ys[back], k))
     model = MLP.fit(feats.reshape(-1, f), np.repeat(ys, k), classes, hidden=64, l2=1e-2, steps=500)
     model.temperature = temp
-    del base
     return Counter(model, "adapted")
 
 

@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
+
+from vision.model import softmax
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -172,6 +174,10 @@ def _disk(size: int) -> Tensor:
     return np.asarray(m / m.sum(), np.float32)
 
 
+_POOL_DISK = _disk(SIDE // 4)
+"""The pit disk on the last feature map (SIDE / 4 after two pools)."""
+
+
 @dataclass
 class Network:
     """The weights of the counting network, and the softmax temperature."""
@@ -179,10 +185,6 @@ class Network:
     params: dict[str, Tensor]
     temperature: float = 1.0
     """Logits are divided by this: > 1 widens over-confident beliefs."""
-    _disk_weights: Tensor = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._disk_weights = _disk(SIDE // 4)
 
     @property
     def classes(self) -> int:
@@ -218,7 +220,7 @@ class Network:
         q2, m2 = _pool(a2)
         z3, c3 = _conv(q2, p["w3"], p["b3"])
         a3 = np.maximum(z3, 0)
-        disk = self._disk_weights
+        disk = _POOL_DISK
         mean = np.einsum("nhwc,hw->nc", a3, disk)
         inside = np.where(disk[None, :, :, None] > 0, a3, 0)
         mx = inside.max(axis=(1, 2))
@@ -242,11 +244,11 @@ class Network:
         g_feat = g_hid @ p["wh"].T
         k = CHANNELS[-1]
         g_mean, g_max = g_feat[:, :k], g_feat[:, k:]
-        g_a3 = g_mean[:, None, None, :] * self._disk_weights[None, :, :, None]
+        g_a3 = g_mean[:, None, None, :] * _POOL_DISK[None, :, :, None]
         # Where each channel's maximum inside the disk was (outside the disk,
         # ``inside`` is 0 and must not catch the gradient of an all-zero channel).
         argmax = (cache["inside"] == cache["mx"][:, None, None, :]) & (
-            self._disk_weights[None, :, :, None] > 0
+            _POOL_DISK[None, :, :, None] > 0
         )
         g_a3 = g_a3 + argmax * g_max[:, None, None, :]
         g_a3 = g_a3 * (cache["a3"] > 0)
@@ -356,10 +358,3 @@ def _decode(data: dict[str, Any]) -> Tensor:
     """Inverse of :func:`_encode`."""
     flat = np.frombuffer(base64.b64decode(data["f32"]), "<f4").astype(np.float32)
     return flat.reshape(tuple(int(s) for s in data["shape"]))
-
-
-def softmax(logits: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Row-wise softmax, numerically stable."""
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return np.asarray(e / e.sum(axis=1, keepdims=True), np.float64)

@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,11 +182,25 @@ def fit_temperature(
     model: MLP, x: npt.NDArray[np.floating[Any]], y: npt.NDArray[np.integer[Any]]
 ) -> float:
     """The temperature that maximises the likelihood of held-back examples (grid search)."""
-    logits = model.logits(x)
+    return best_temperature(model.logits(x), y)
+
+
+def best_temperature(
+    logits: Array,
+    y: npt.NDArray[np.integer[Any]] | list[int],
+    to_beliefs: Callable[[Array], Array] | None = None,
+) -> float:
+    """The temperature in 0.5 … 8 under which ``logits`` explain the counts ``y`` best.
+
+    ``to_beliefs`` turns the softmax into what the counter finally reports
+    (e.g. :func:`vision.counter.shape_beliefs`), so the fit is of those beliefs.
+    """
     ys = np.asarray(y, np.int64)
     best_t, best_ll = 1.0, -np.inf
     for t in np.exp(np.linspace(np.log(0.5), np.log(8.0), 40)):
         p = softmax(logits / t)
+        if to_beliefs is not None:
+            p = to_beliefs(p)
         ll = float(np.mean(np.log(p[np.arange(len(ys)), np.minimum(ys, p.shape[1] - 1)] + 1e-12)))
         if ll > best_ll:
             best_t, best_ll = float(t), ll

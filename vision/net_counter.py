@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.cnn import Network, prepare_many, softmax
+from vision.cnn import Network, prepare_many
 from vision.counter import MAX_COUNT, shape_beliefs
+from vision.model import best_temperature
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -101,8 +102,9 @@ class NetCounter:
         if min(ys) < 0:
             raise ValueError("seed counts cannot be negative")
         n = len(crops)
-        back = [i for i in range(n) if i % 5 == 4] if n >= 10 else []
-        keep = [i for i in range(n) if i not in set(back)]
+        held = n >= 10  # too few crops to spare any: keep the temperature instead
+        back = [i for i in range(n) if held and i % 5 == 4]
+        keep = [i for i in range(n) if not (held and i % 5 == 4)]
         extra_crops, extra_counts = rehearsal_pits(
             sorted(set(range(self.classes)) - {ys[i] for i in keep}), rehearsal, seed
         )
@@ -148,7 +150,7 @@ def rehearsal_pits(counts: Sequence[int], total: int, seed: int) -> tuple[list[I
     """About ``total`` rendered pits spread over ``counts`` (the top count also renders piles)."""
     if not counts or total <= 0:
         return [], []
-    from vision.synth import random_style, render_pit
+    from vision.synth import random_pit
 
     rng = np.random.default_rng(seed + 1)
     top = max(counts)
@@ -158,19 +160,11 @@ def rehearsal_pits(counts: Sequence[int], total: int, seed: int) -> tuple[list[I
     for c in counts:
         for _ in range(per):
             seeds = c if c < top else int(rng.integers(c, c + 6))  # "that many or more"
-            crops.append(render_pit(seeds, random_style(rng), rng, size=int(rng.integers(56, 100))))
+            crops.append(random_pit(seeds, rng))
             labels.append(c)
     return crops, labels
 
 
 def fit_temperature(network: Network, crops: Sequence[Image], counts: Sequence[int]) -> float:
-    """The softmax temperature that best explains held-back crops (grid search, 0.5 … 8)."""
-    logits = network.logits(prepare_many(list(crops)))
-    ys = np.asarray(counts, np.int64)
-    best_t, best_ll = 1.0, -np.inf
-    for t in np.exp(np.linspace(np.log(0.5), np.log(8.0), 40)):
-        p = shape_beliefs(softmax(logits / t))
-        ll = float(np.mean(np.log(p[np.arange(len(ys)), ys] + 1e-12)))
-        if ll > best_ll:
-            best_t, best_ll = float(t), ll
-    return best_t
+    """The softmax temperature that best explains held-back crops, as shaped beliefs."""
+    return best_temperature(network.logits(prepare_many(list(crops))), list(counts), shape_beliefs)

@@ -271,6 +271,12 @@ def render_pit(
     return _finish(img, style, rng, float(rng.uniform(0, 1.2)), float(rng.uniform(0, 0.03)))
 
 
+def random_pit(count: int, rng: np.random.Generator, sizes: tuple[int, int] = (56, 100)) -> Image:
+    """A pit of a random board (:func:`random_style`) at a random size: training material."""
+    style = random_style(rng)
+    return render_pit(count, style, rng, size=int(rng.integers(*sizes)))
+
+
 def render_board(
     pits: Sequence[int],
     style: Style,

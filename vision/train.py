@@ -32,7 +32,7 @@ from vision.cnn import Network
 from vision.counter import MODEL_PATH, Counter, augment
 from vision.features import features_of
 from vision.model import MLP, fit_temperature
-from vision.synth import random_style, render_pit
+from vision.synth import random_pit, random_style, render_pit
 
 CLASSES = 14
 """Counts 0 … 12 exactly, and 13-or-more."""
@@ -61,7 +61,7 @@ def rendered_pits(samples: int, seed: int) -> tuple[list[np.ndarray], list[int]]
     crops, labels = [], []
     for _ in range(samples):
         count = int(rng.integers(0, CLASSES + 6))
-        crops.append(render_pit(count, random_style(rng), rng, size=int(rng.integers(56, 100))))
+        crops.append(random_pit(count, rng))
         labels.append(min(count, CLASSES - 1))
     return crops, labels
 

@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,7 @@ def count_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def progress_bar(what: str) -> Any:
+def progress_bar(what: str) -> Callable[[int, int], None]:
     """A one-line progress display on stderr for long training runs."""
 
     def show(step: int, total: int) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.cnn import SIDE, Network, jitter, prepare, softmax, training_base
+from vision.cnn import SIDE, Network, jitter, prepare, training_base
 from vision.counter import MAX_COUNT, counter_from_json
+from vision.model import softmax
 from vision.net_counter import NetCounter, rehearsal_pits
 from vision.synth import random_style, render_pit
 
