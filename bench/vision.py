@@ -5,14 +5,15 @@ Counting (a folder laid out as ``<count>/<image>.png``)::
 
     python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--split held_out|all]
-        [--counter cnn|mlp] [--steps N] [--from-scratch]
+        [--counter cnn|mlp] [--steps N] [--members K] [--from-scratch]
 
 Evaluates on the held-out split of DIR (file-name hash, see
 :mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
 the user's calibration step: the learned counter is adapted to the
 *training* split of DIR2 (at most N images per count), never to held-out
 images: the convolutional network (:mod:`vision.net_counter`, default) is
-fine-tuned, or with ``--counter mlp`` the older feature model is adapted.
+fine-tuned (``--members`` networks, averaged), or with ``--counter mlp`` the older
+feature model is adapted.
 Prints exact accuracy per count and overall, accuracy within one
 seed, mean log-likelihood of the true count, how often the true count lies in
 the smallest 95 % set of the belief, and images per second (median of runs).
@@ -50,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.commands.vision import progress_bar
 from vision.counter import Counter, PitCounter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
-from vision.net_counter import ADAPT_STEPS, NetCounter
+from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
 
 
 def bench_dataset(args: argparse.Namespace) -> int:
@@ -70,8 +71,10 @@ def bench_dataset(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         if isinstance(counter, NetCounter):
             progress = progress_bar("fine-tuning")
-            counter = counter.adapt(images, counts, steps=args.steps, progress=progress)
-            label = f"built-in cnn, fine-tuned ({args.steps} steps) on"
+            counter = counter.adapt(
+                images, counts, steps=args.steps, progress=progress, members=args.members
+            )
+            label = f"built-in cnn, {args.members} networks fine-tuned ({args.steps} steps each) on"
         elif args.from_scratch:
             counter = _scratch(chosen)
             label = "mlp trained from scratch on"
@@ -240,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the convolutional network (default) or the older features + MLP counter",
     )
     parser.add_argument("--steps", type=int, default=ADAPT_STEPS, help="cnn fine-tuning steps")
+    parser.add_argument(
+        "--members", type=int, default=MEMBERS, help="cnn: networks fine-tuned and averaged"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")

@@ -10,8 +10,8 @@ A camera frame goes through these modules, in this order:
 * :mod:`vision.motion` – hands and motion: covered pits read ``None``, ``stable`` flag;
 * counting, one belief over 0 … 48 seeds per pit:
   :mod:`vision.area` (seed area against the empty pit, the calibrated default),
-  :mod:`vision.net_counter` (a small convolutional network, :mod:`vision.cnn`; the most
-  accurate on real photographs once fine-tuned on the user's board) or
+  :mod:`vision.net_counter` (small convolutional networks, :mod:`vision.cnn`, averaged;
+  the most accurate on real photographs once fine-tuned on the user's board) or
   :mod:`vision.counter` (hand-made features + a small MLP, :mod:`vision.features` +
   :mod:`vision.model`; also home of the belief shaping every counter shares);
 * :mod:`vision.pipeline` – all of the above per frame → :class:`core.observation.Observation`;

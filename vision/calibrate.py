@@ -25,7 +25,7 @@ from vision.calibration import Calibration, CalibrationError
 from vision.counter import Counter, PitCounter
 from vision.layout import BoardLayout
 from vision.locate import find_board
-from vision.net_counter import ADAPT_STEPS, NetCounter
+from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -71,6 +71,7 @@ def teach(
     counter: str = "area",
     steps: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    members: int | None = None,
 ) -> Calibration:
     """The calibration with a counter taught by frames of known positions.
 
@@ -80,14 +81,19 @@ def teach(
     counter is adapted. ``counter="cnn"``: the convolutional network
     (:mod:`vision.net_counter`, the most accurate on real photographs) is
     fine-tuned on the labelled crops; it takes a few minutes (``progress``
-    gets the steps).
+    gets the steps); ``members`` networks are fine-tuned and averaged
+    (default :data:`vision.net_counter.MEMBERS`).
     """
     if counter not in ("area", "cnn"):
         raise ValueError(f"unknown counter {counter!r}: use 'area' or 'cnn'")
     crops, counts = labelled_crops(calibration, frames)
     if counter == "cnn":
         net = NetCounter.builtin().adapt(
-            crops, counts, steps=steps or ADAPT_STEPS, progress=progress
+            crops,
+            counts,
+            steps=steps or ADAPT_STEPS,
+            progress=progress,
+            members=members or MEMBERS,
         )
         return calibration.with_counter(net.to_json())
     n = calibration.layout.pits
@@ -179,7 +185,8 @@ class PositionLearner:
         counts = [k for k, bucket in self._crops.items() for _ in bucket]
         if isinstance(self.counter, NetCounter):
             # From the current network, briefly: refits add up over the game.
-            return self.counter.adapt(crops, counts, steps=self.net_steps)
+            size = len(self.counter.networks)  # every member builds on its own last refit
+            return self.counter.adapt(crops, counts, steps=self.net_steps, members=size)
         assert isinstance(self._base, Counter)
         return self._base.adapt(crops, counts)
 

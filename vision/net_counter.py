@@ -7,8 +7,15 @@ Where its weights come from:
   repository makes, so the weights may be committed;
 * :meth:`NetCounter.adapt`: fine-tuned on labelled crops of the user's own
   board (the calibration views, positions the referee confirmed, or a folder
-  of labelled photographs through ``oware-companion vision train-counter``).
+  of labelled photographs through ``oware-companion train-counter``).
   The result is stored inside the calibration file.
+
+Why several networks: fine-tuned on a few hundred crops, one network's
+accuracy depends on its luck (which batches it saw, which fifth it held
+back): on the development photographs, single networks differed by up to
+ten points on the same images. Averaging the beliefs of networks that each
+held back a different fifth removes much of that luck and uses every crop
+for training; ``bench/vision.py`` measures what it gains.
 
 How a fine-tuning stays honest:
 
@@ -54,6 +61,10 @@ ADAPT_STEPS = 3000
 ADAPT_LR = 5e-3
 REHEARSAL = 600
 """Rendered pits mixed in, spread over the counts the user's crops do not cover."""
+FOLDS = 5
+"""The crops are dealt into this many parts by position; each network holds one back."""
+MEMBERS = 5
+"""Networks the commands fine-tune and average by default (``--members``)."""
 
 Progress = Callable[[int, int], None]
 
@@ -62,14 +73,21 @@ Progress = Callable[[int, int], None]
 class NetCounter:
     """Turns pit crops into beliefs over seed counts with the convolutional network."""
 
-    network: Network
+    networks: list[Network]
+    """One network, or several trained alike whose beliefs are averaged (an ensemble)."""
     source: str = "synthetic"
-    """Where the network was last trained: "synthetic" or "adapted"."""
+    """Where the networks were last trained: "synthetic" or "adapted"."""
+
+    def __post_init__(self) -> None:
+        if not self.networks:
+            raise ValueError("a counter needs at least one network")
+        if len({n.classes for n in self.networks}) != 1:
+            raise ValueError("the networks of one counter must tell apart the same counts")
 
     @property
     def classes(self) -> int:
-        """Counts the network tells apart; the last one means "that many or more"."""
-        return self.network.classes
+        """Counts the networks tell apart; the last one means "that many or more"."""
+        return self.networks[0].classes
 
     def beliefs(
         self, crops: Sequence[Image], pits: Sequence[int] | None = None
@@ -77,7 +95,8 @@ class NetCounter:
         """(len(crops), MAX_COUNT + 1) probabilities, one row per crop (``pits`` unused)."""
         if not crops:
             return np.zeros((0, MAX_COUNT + 1))
-        p = self.network.predict_proba(prepare_many(list(crops)))
+        x = prepare_many(list(crops))
+        p = np.mean([network.predict_proba(x) for network in self.networks], axis=0)
         return np.asarray(shape_beliefs(p), np.float64)
 
     def adapt(
@@ -88,6 +107,7 @@ class NetCounter:
         rehearsal: int = REHEARSAL,
         progress: Progress | None = None,
         seed: int = 0,
+        members: int = 1,
     ) -> NetCounter:
         """A copy of this counter fine-tuned on labelled crops of the user's board.
 
@@ -95,46 +115,39 @@ class NetCounter:
         one fifth of the crops is held back to fit the temperature (when
         there are at least ten), and every crop is seen many times, turned,
         mirrored and relit (:func:`vision.cnn.jitter`).
+
+        ``members`` > 1 fine-tunes that many networks, each from its own
+        random start of the batches and each holding back a different fifth,
+        so together they learn from every crop; their beliefs are averaged.
+        Takes ``members`` times as long.
         """
         if len(crops) != len(counts) or not crops:
             raise ValueError("need as many counts as crops, and at least one")
+        if members < 1:
+            raise ValueError("an ensemble needs at least one member")
         ys = [min(int(c), self.classes - 1) for c in counts]
         if min(ys) < 0:
             raise ValueError("seed counts cannot be negative")
-        n = len(crops)
-        held = n >= 10  # too few crops to spare any: keep the temperature instead
-        back = [i for i in range(n) if held and i % 5 == 4]
-        keep = [i for i in range(n) if not (held and i % 5 == 4)]
-        extra_crops, extra_counts = rehearsal_pits(
-            sorted(set(range(self.classes)) - {ys[i] for i in keep}), rehearsal, seed
-        )
-        network = Network({k: v.copy() for k, v in self.network.params.items()})
-        network.train(
-            [crops[i] for i in keep] + extra_crops,
-            [ys[i] for i in keep] + extra_counts,
-            steps=steps,
-            lr=ADAPT_LR,
-            seed=seed,
-            progress=progress,
-        )
-        if back:
-            network.temperature = fit_temperature(
-                network, [crops[i] for i in back], [ys[i] for i in back]
-            )
-        else:
-            network.temperature = max(1.0, self.network.temperature)
-        return NetCounter(network, "adapted")
+        networks = []
+        for k in range(members):
+            start = self.networks[k % len(self.networks)]
+            fold = (FOLDS - 1 - k) % FOLDS  # the first member holds back what one network did
+            report = _part_of(progress, k, members)
+            networks.append(_fine_tune(start, crops, ys, fold, steps, rehearsal, seed + k, report))
+        return NetCounter(networks, "adapted")
 
     def to_json(self) -> dict[str, Any]:
         """JSON form (stored in a calibration file)."""
-        return {"kind": "cnn", "source": self.source, "network": self.network.to_json()}
+        nets = [network.to_json() for network in self.networks]
+        return {"kind": "cnn", "source": self.source, "networks": nets}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> NetCounter:
-        """Inverse of :meth:`to_json`."""
+        """Inverse of :meth:`to_json` (also reads files of one network, ``"network"``)."""
         if data.get("kind") != "cnn":
             raise ValueError("not a CNN counter")
-        return cls(Network.from_json(data["network"]), str(data.get("source", "adapted")))
+        stored = data["networks"] if "networks" in data else [data["network"]]
+        return cls([Network.from_json(n) for n in stored], str(data.get("source", "adapted")))
 
     @classmethod
     def builtin(cls) -> NetCounter:
@@ -144,6 +157,54 @@ class NetCounter:
                 f"{MODEL_PATH} is missing: run `python -m vision.train --model cnn` to make it"
             )
         return cls.from_json(json.loads(MODEL_PATH.read_text(encoding="utf-8")))
+
+
+def _fine_tune(
+    start: Network,
+    crops: Sequence[Image],
+    ys: list[int],
+    fold: int,
+    steps: int,
+    rehearsal: int,
+    seed: int,
+    progress: Progress | None,
+) -> Network:
+    """``start`` fine-tuned on the crops outside ``fold`` (1 in FOLDS), calibrated on that fold."""
+    n = len(crops)
+    held = n >= 10  # too few crops to spare any: keep the temperature instead
+    back = [i for i in range(n) if held and i % FOLDS == fold]
+    keep = [i for i in range(n) if not (held and i % FOLDS == fold)]
+    extra_crops, extra_counts = rehearsal_pits(
+        sorted(set(range(start.classes)) - {ys[i] for i in keep}), rehearsal, seed
+    )
+    network = Network({k: v.copy() for k, v in start.params.items()})
+    network.train(
+        [crops[i] for i in keep] + extra_crops,
+        [ys[i] for i in keep] + extra_counts,
+        steps=steps,
+        lr=ADAPT_LR,
+        seed=seed,
+        progress=progress,
+    )
+    if back:
+        network.temperature = fit_temperature(
+            network, [crops[i] for i in back], [ys[i] for i in back]
+        )
+    else:
+        network.temperature = max(1.0, start.temperature)
+    return network
+
+
+def _part_of(progress: Progress | None, k: int, parts: int) -> Progress | None:
+    """Progress of part ``k`` of ``parts`` equal parts, reported as progress of the whole."""
+    if progress is None:
+        return None
+    whole = progress
+
+    def report(step: int, total: int) -> None:
+        whole(k * total + step, parts * total)
+
+    return report
 
 
 def rehearsal_pits(counts: Sequence[int], total: int, seed: int) -> tuple[list[Image], list[int]]:

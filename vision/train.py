@@ -82,7 +82,7 @@ def train_cnn(samples: int, steps: int, out: Path, seed: int) -> int:
     print()
     check_crops, check_labels = rendered_pits(max(200, samples // 10), seed + 1)
     network.temperature = fit_temperature(network, check_crops, check_labels)
-    counter = NetCounter(network, "synthetic")
+    counter = NetCounter([network], "synthetic")
     beliefs = counter.beliefs(check_crops)
     acc = float(np.mean(beliefs.argmax(axis=1) == np.asarray(check_labels)))
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -50,6 +50,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     t.add_argument("--out", type=Path, default=None, help="write here (default: in place)")
     t.add_argument("--steps", type=int, default=None, help="fine-tuning steps (default 3000)")
+    t.add_argument(
+        "--members",
+        type=int,
+        default=None,
+        help="networks to fine-tune and average (default 5; each takes the steps again)",
+    )
     t.set_defaults(func=train_counter_command)
     p = subparsers.add_parser(
         "count",
@@ -86,6 +92,12 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--steps", type=int, default=None, help="fine-tuning steps for --counter cnn"
+    )
+    parser.add_argument(
+        "--members",
+        type=int,
+        default=None,
+        help="networks to fine-tune and average for --counter cnn (default 5)",
     )
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
 
@@ -153,7 +165,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
     """Handler of `train-counter`: exit 0, 1 (no usable images), 2 (bad calibration)."""
     from vision.calibration import Calibration, CalibrationError
     from vision.dataset import load_folder
-    from vision.net_counter import ADAPT_STEPS, NetCounter
+    from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
 
     try:
         calibration = Calibration.load(args.calibration)
@@ -171,10 +183,12 @@ def train_counter_command(args: argparse.Namespace) -> int:
         [e.count for e in examples],
         steps=args.steps or ADAPT_STEPS,
         progress=progress_bar("fine-tuning"),
+        members=args.members or MEMBERS,
     )
     out = args.out or args.calibration
     calibration.with_counter(counter.to_json()).save(out)
-    print(f"wrote {out} (temperature {counter.network.temperature:.2f})")
+    temps = ", ".join(f"{n.temperature:.2f}" for n in counter.networks)
+    print(f"wrote {out} ({len(counter.networks)} networks, temperatures {temps})")
     return 0
 
 
@@ -268,6 +282,7 @@ def calibrate_camera(args: argparse.Namespace) -> int:
                 [(empty, [0] * pits), (start, [4] * pits)],
                 counter=kind,
                 steps=getattr(args, "steps", None),
+                members=getattr(args, "members", None),
                 progress=progress_bar("fine-tuning the counter") if kind == "cnn" else None,
             )
             print(f"{kind} counter adapted to this board (empty board and start position)")

@@ -32,7 +32,7 @@ def test_bench_prints_the_figures(
     spec.loader.exec_module(bench)
     code = bench.main(
         ["--dataset", str(tmp_path), "--adapt", str(tmp_path), "--repeat", "1"]
-        + ["--counter", counter, "--steps", "40"]
+        + ["--counter", counter, "--steps", "40", "--members", "2"]
     )
     out = capsys.readouterr().out
     assert code == 0

@@ -99,7 +99,7 @@ def test_calibrate_with_the_network_counter(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """--counter cnn fine-tunes the network on the two views and stores it."""
-    args = _calibrate(files, counter="cnn", steps=30)
+    args = _calibrate(files, counter="cnn", steps=30, members=2)
     assert cmd.calibrate_camera(args) == 0
     cal = Calibration.load(files["cal"])
     assert cal.counter is not None and cal.counter["kind"] == "cnn"
@@ -129,14 +129,16 @@ def test_train_counter_on_a_labelled_folder(
     out = tmp_path / "trained.json"
     args = _parser().parse_args(
         ["train-counter", str(folder), "--calibration", str(files["cal"]), "--out", str(out),
-         "--steps", "20"]
+         "--steps", "20", "--members", "2"]
     )
     assert args.func(args) == 0
     text = capsys.readouterr()
     assert "12 labelled pit photos, counts [0, 1, 2, 3]" in text.out
+    assert "(2 networks, temperatures" in text.out
     assert "fine-tuning" in text.err
     trained = Calibration.load(out)
     assert trained.counter is not None and trained.counter["kind"] == "cnn"
+    assert len(trained.counter["networks"]) == 2
     assert trained.corners == Calibration.load(files["cal"]).corners  # only the counter changed
     # bad input: an empty folder, a missing calibration
     (tmp_path / "none").mkdir()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -115,13 +117,53 @@ def test_adapting_keeps_the_counts_the_user_did_not_show() -> None:
     crops = [render_pit(n, style, rng, size=80) for n in counts]
     adapted = NetCounter.builtin().adapt(crops, counts, steps=150, rehearsal=140)
     assert adapted.source == "adapted"
-    assert adapted.network.temperature > 0
+    assert adapted.networks[0].temperature > 0
     tests = [1, 2, 3, 5, 6]
     beliefs = adapted.beliefs([render_pit(n, style, rng, size=80) for n in tests])
     # counts never shown by the user still get most of the belief somewhere near them
     near = [beliefs[i, max(0, n - 1) : n + 2].sum() for i, n in enumerate(tests)]
     assert float(np.mean(near)) > 0.5
     assert not np.all(np.isin(beliefs.argmax(axis=1), [0, 4]))
+
+
+def test_an_ensemble_averages_networks_that_each_held_back_another_fifth() -> None:
+    style = random_style(np.random.default_rng(41))
+    rng = np.random.default_rng(42)
+    counts = [0, 1, 2, 3] * 5
+    crops = [render_pit(n, style, rng, size=80) for n in counts]
+    seen: list[tuple[int, int]] = []
+    ensemble = NetCounter.builtin().adapt(
+        crops, counts, steps=12, rehearsal=20, members=3, progress=lambda s, t: seen.append((s, t))
+    )
+    assert len(ensemble.networks) == 3
+    # one progress bar over the whole: 3 × 12 steps, never going back
+    assert seen[-1] == (36, 36) and [s for s, _t in seen] == sorted(s for s, _t in seen)
+    # the members differ (other batches, another held-back fifth) ...
+    w = [n.params["w1"] for n in ensemble.networks]
+    assert not np.allclose(w[0], w[1]) and not np.allclose(w[1], w[2])
+    # ... and the counter's belief is their average, before the usual shaping
+    probe = [render_pit(n, style, rng, size=80) for n in (0, 2, 5)]
+    singles = [NetCounter([n]).beliefs(probe) for n in ensemble.networks]
+    assert np.allclose(ensemble.beliefs(probe), np.mean(singles, axis=0), atol=1e-6)
+    again = NetCounter.from_json(json.loads(json.dumps(ensemble.to_json())))
+    assert len(again.networks) == 3 and np.allclose(again.beliefs(probe), ensemble.beliefs(probe))
+    # the first member is what a one-network fine-tuning gives (same fifth, same batches)
+    single = NetCounter.builtin().adapt(crops, counts, steps=12, rehearsal=20)
+    assert np.allclose(single.networks[0].params["wd"], ensemble.networks[0].params["wd"])
+    with pytest.raises(ValueError):
+        NetCounter.builtin().adapt(crops, counts, members=0)
+    with pytest.raises(ValueError):
+        NetCounter([])
+
+
+def test_a_counter_file_of_one_network_still_loads() -> None:
+    """Calibration files written before ensembles hold ``"network"``, not ``"networks"``."""
+    builtin = NetCounter.builtin()
+    old = {"kind": "cnn", "source": "adapted", "network": builtin.networks[0].to_json()}
+    loaded = NetCounter.from_json(old)
+    crop = np.full((60, 60, 3), 120, np.uint8)
+    assert len(loaded.networks) == 1
+    assert np.allclose(loaded.beliefs([crop]), builtin.beliefs([crop]))
 
 
 def test_rehearsal_pits_cover_the_missing_counts() -> None:
