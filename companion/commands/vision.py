@@ -88,7 +88,8 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["area", "cnn"],
         default="area",
         help="area: compare each pit with itself empty (instant); cnn: fine-tune the "
-        "convolutional network on the two views (a few minutes, the most accurate on real seeds)",
+        "convolutional networks on the two views (2-3 minutes per network on one core, "
+        "the most accurate on real seeds)",
     )
     parser.add_argument(
         "--steps", type=int, default=None, help="fine-tuning steps for --counter cnn"
