@@ -171,9 +171,9 @@ def _fine_tune(
 ) -> Network:
     """``start`` fine-tuned on the crops outside ``fold`` (1 in FOLDS), calibrated on that fold."""
     n = len(crops)
-    held = n >= 10  # too few crops to spare any: keep the temperature instead
-    back = [i for i in range(n) if held and i % FOLDS == fold]
-    keep = [i for i in range(n) if not (held and i % FOLDS == fold)]
+    # With fewer than ten crops there are too few to spare: keep the temperature instead.
+    back = list(range(fold, n, FOLDS)) if n >= 10 else []
+    keep = sorted(set(range(n)) - set(back))
     extra_crops, extra_counts = rehearsal_pits(
         sorted(set(range(start.classes)) - {ys[i] for i in keep}), rehearsal, seed
     )
@@ -199,7 +199,7 @@ def _part_of(progress: Progress | None, k: int, parts: int) -> Progress | None:
     """Progress of part ``k`` of ``parts`` equal parts, reported as progress of the whole."""
     if progress is None:
         return None
-    whole = progress
+    whole = progress  # a local name: mypy does not narrow ``progress`` inside the closure
 
     def report(step: int, total: int) -> None:
         whole(k * total + step, parts * total)
