@@ -53,8 +53,6 @@ CHANNELS = (16, 32, 48)
 """Output channels of the three convolutions."""
 HIDDEN = 64
 """Width of the dense layer between the pooled features and the counts."""
-VIEWS = 8
-"""Orientations a crop is read in (four quarter turns, each also mirrored); see :func:`views`."""
 
 _yy, _xx = np.mgrid[0:SIDE, 0:SIDE].astype(np.float32)
 _R = np.sqrt((_xx - (SIDE - 1) / 2) ** 2 + (_yy - (SIDE - 1) / 2) ** 2) / SIDE
@@ -84,25 +82,6 @@ def prepare_many(crops: Sequence[Image]) -> Tensor:
     if not crops:
         return np.zeros((0, SIDE, SIDE, 3), np.float32)
     return np.stack([prepare(c) for c in crops])
-
-
-def views(x: Tensor, count: int = VIEWS) -> list[Tensor]:
-    """The first ``count`` of a batch's eight quarter-turned and mirrored copies.
-
-    A pit is round and its count does not depend on how the camera is
-    turned, but a network trained on a few hundred crops still answers a
-    little differently for each orientation. Reading all eight and
-    averaging removes that whim: on the development photographs it turned
-    about one error in seven into a right answer (5-fold cross-validation on
-    the train split, one network: 76.6 % → 80.2 %). The views are exact
-    (no resampling), and :func:`normalise`'s reference ring is symmetric, so
-    turning the prepared input equals preparing the turned crop.
-    """
-    out: list[Tensor] = []
-    for turn in range(4):
-        r = np.rot90(x, turn, axes=(1, 2))
-        out += [r, r[:, :, ::-1]]
-    return [np.ascontiguousarray(v) for v in out[:count]]
 
 
 def training_base(crop: Image) -> Image:
@@ -285,23 +264,16 @@ class Network:
         grads["b1"] = g_a1.sum(axis=(0, 1, 2))
         return grads
 
-    def logits(self, x: Tensor, batch: int = 256, orientations: int = 1) -> npt.NDArray[np.float64]:
-        """Raw scores for prepared inputs (n, SIDE, SIDE, 3), before the temperature.
-
-        ``orientations`` > 1 averages the scores of that many turned copies
-        (:func:`views`; VIEWS for all eight), at that many times the cost.
-        """
-        if orientations > 1:
-            turned = [self.logits(v, batch) for v in views(x, orientations)]
-            return np.asarray(np.mean(turned, axis=0), np.float64)
+    def logits(self, x: Tensor, batch: int = 256) -> npt.NDArray[np.float64]:
+        """Raw scores for prepared inputs (n, SIDE, SIDE, 3), before the temperature."""
         out = [self._forward(x[i : i + batch])[0] for i in range(0, len(x), batch)]
         if not out:
             return np.zeros((0, self.classes))
         return np.concatenate(out).astype(np.float64)
 
-    def predict_proba(self, x: Tensor, orientations: int = 1) -> npt.NDArray[np.float64]:
-        """Probabilities (n, classes) for prepared inputs; ``orientations`` as in :meth:`logits`."""
-        return softmax(self.logits(x, orientations=orientations) / self.temperature)
+    def predict_proba(self, x: Tensor) -> npt.NDArray[np.float64]:
+        """Probabilities (n, classes) for prepared inputs."""
+        return softmax(self.logits(x) / self.temperature)
 
     def train(
         self,

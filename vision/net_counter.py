@@ -23,10 +23,6 @@ How a fine-tuning stays honest:
   fine-tuning on them alone would teach the network that every pit holds 0 or
   4 seeds. Rendered pits of every count are mixed into each batch
   ("rehearsal") for the counts the user's images lack.
-* **It reads every crop eight times**, turned and mirrored
-  (:func:`vision.cnn.views`), and averages: a round pit's count does not
-  depend on the camera's orientation, and the network's whims per
-  orientation cancel.
 * **Its confidence is measured.** One fifth of the user's crops (chosen by
   position, deterministic) is held back while fine-tuning; the softmax
   temperature is fitted on them, so a reported 90 % is right about 9 times
@@ -50,7 +46,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.cnn import VIEWS, Network, prepare_many
+from vision.cnn import Network, prepare_many
 from vision.counter import MAX_COUNT, shape_beliefs
 from vision.model import best_temperature
 
@@ -100,7 +96,7 @@ class NetCounter:
         if not crops:
             return np.zeros((0, MAX_COUNT + 1))
         x = prepare_many(list(crops))
-        p = np.mean([network.predict_proba(x, VIEWS) for network in self.networks], axis=0)
+        p = np.mean([network.predict_proba(x) for network in self.networks], axis=0)
         return np.asarray(shape_beliefs(p), np.float64)
 
     def adapt(
@@ -232,5 +228,4 @@ def rehearsal_pits(counts: Sequence[int], total: int, seed: int) -> tuple[list[I
 
 def fit_temperature(network: Network, crops: Sequence[Image], counts: Sequence[int]) -> float:
     """The softmax temperature that best explains held-back crops, as shaped beliefs."""
-    logits = network.logits(prepare_many(list(crops)), orientations=VIEWS)
-    return best_temperature(logits, list(counts), shape_beliefs)
+    return best_temperature(network.logits(prepare_many(list(crops))), list(counts), shape_beliefs)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from vision.cnn import SIDE, VIEWS, Network, jitter, prepare, prepare_many, training_base, views
+from vision.cnn import SIDE, Network, jitter, prepare, training_base
 from vision.counter import MAX_COUNT, counter_from_json
 from vision.model import softmax
 from vision.net_counter import NetCounter, rehearsal_pits
@@ -67,31 +67,6 @@ def test_jitter_keeps_wood_at_the_corners_and_the_size() -> None:
     assert out.shape == (SIDE, SIDE, 3) and out.dtype == np.float32
     # the corners are the reference colour: their median is 0 after normalising
     assert abs(float(np.median(out[0:3, 0:3]))) < 0.5
-
-
-def test_the_eight_views_are_the_turned_and_mirrored_crop() -> None:
-    """Turning the prepared input equals preparing the turned crop, and all eight differ."""
-    crop = render_pit(5, random_style(np.random.default_rng(3)), np.random.default_rng(4), size=80)
-    x = prepare_many([crop])
-    got = views(x)
-    assert len(got) == VIEWS
-    turned = prepare_many([np.ascontiguousarray(np.rot90(crop, 1))])
-    assert np.allclose(got[2], turned, atol=1e-5)
-    mirrored = prepare_many([np.ascontiguousarray(crop[:, ::-1])])
-    assert np.allclose(got[1], mirrored, atol=1e-5)
-    flat = {v.tobytes() for v in got}
-    assert len(flat) == VIEWS
-
-
-def test_the_counter_reads_a_turned_crop_exactly_as_the_crop() -> None:
-    """Averaging over the eight views makes the belief blind to quarter turns and mirrors."""
-    counter = NetCounter.builtin()
-    crop = render_pit(6, random_style(np.random.default_rng(5)), np.random.default_rng(6), size=90)
-    turned = np.ascontiguousarray(np.rot90(crop, 3)[:, ::-1])
-    a, b = counter.beliefs([crop, turned])
-    assert np.allclose(a, b, atol=1e-6)
-    one_view = NetCounter.builtin().networks[0].predict_proba(prepare_many([crop, turned]))
-    assert not np.allclose(one_view[0], one_view[1], atol=1e-6)  # one view alone is not
 
 
 def test_network_refuses_bad_labels_and_foreign_weights() -> None:
