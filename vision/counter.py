@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.features import features_of
-from vision.model import MLP, fit_temperature
+from vision.model import MLP, fit_temperature, load_model_json
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -177,13 +177,7 @@ class Counter:
     @classmethod
     def builtin(cls) -> Counter:
         """The counter trained on rendered boards (``python -m vision.train`` writes it)."""
-        import json
-
-        if not MODEL_PATH.exists():
-            raise FileNotFoundError(
-                f"{MODEL_PATH} is missing: run `python -m vision.train` to render and train it"
-            )
-        return cls.from_json(json.loads(MODEL_PATH.read_text(encoding="utf-8")))
+        return cls.from_json(load_model_json(MODEL_PATH, "python -m vision.train"))
 
 
 def shape_beliefs(p: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

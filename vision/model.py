@@ -20,8 +20,10 @@ True
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -205,3 +207,11 @@ def best_temperature(
         if ll > best_ll:
             best_t, best_ll = float(t), ll
     return best_t
+
+
+def load_model_json(path: Path, make: str) -> dict[str, Any]:
+    """A committed model file's JSON; if missing, name the command (``make``) that writes it."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run `{make}` to make it")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data

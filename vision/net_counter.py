@@ -37,7 +37,6 @@ How a fine-tuning stays honest:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +47,7 @@ import numpy.typing as npt
 
 from vision.cnn import Network, prepare_many
 from vision.counter import MAX_COUNT, shape_beliefs
-from vision.model import best_temperature
+from vision.model import best_temperature, load_model_json
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -152,11 +151,7 @@ class NetCounter:
     @classmethod
     def builtin(cls) -> NetCounter:
         """The network trained on rendered boards (``python -m vision.train --model cnn``)."""
-        if not MODEL_PATH.exists():
-            raise FileNotFoundError(
-                f"{MODEL_PATH} is missing: run `python -m vision.train --model cnn` to make it"
-            )
-        return cls.from_json(json.loads(MODEL_PATH.read_text(encoding="utf-8")))
+        return cls.from_json(load_model_json(MODEL_PATH, "python -m vision.train --model cnn"))
 
 
 def _fine_tune(
