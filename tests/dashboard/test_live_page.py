@@ -148,6 +148,15 @@ def test_answer_an_ambiguous_reading(live_server: LiveServer, new_page: Any) -> 
         live_server.ambiguous_pits
     )
     screenshot(page, "alert-ambiguous")
+    # A message that changes no alert (live, mostly engine suggestions, several a second)
+    # must leave the cards alone: a button replaced between press and release loses the
+    # click. Once the recording has ended nothing else arrives; then the last link report
+    # is delivered again.
+    page.wait_for_selector("article.alert-link", timeout=30_000)
+    page.evaluate("document.querySelector('article.alert-ambiguous .answer').dataset.kept = '1'")
+    for _ in range(3):
+        page.evaluate("window.dashboard.receive({...window.dashboard.model.link})")
+    assert page.locator("article.alert-ambiguous .answer[data-kept='1']").count() == 1
     before = len(dom_moves(page))
     # The board really shows move A: A is empty, B has 6, a has 1. Answer pit by pit
     # until the referee is sure (it may need more than one count).

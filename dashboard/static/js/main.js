@@ -32,7 +32,9 @@ const ctx = {
   canCommand: view === "referee", socketDown: false,
 };
 const latencies = [];
-window.dashboard = { model, ctx, latencies, spoken, send: null };
+// receive: hand the page a server message as if it came over the socket (the browser
+// tests use it to check what a redraw keeps).
+window.dashboard = { model, ctx, latencies, spoken, send: null, receive: (msg) => onMessage(msg) };
 
 const $ = (id) => document.getElementById(id);
 

@@ -2,7 +2,7 @@
 // suggestion, result. Pure DOM output; the wiring (events, sockets) is in main.js.
 
 import { renderBoard } from "./board.js";
-import { joinNames, playerName, scoreText, t } from "./i18n.js";
+import { joinNames, language, playerName, scoreText, t } from "./i18n.js";
 
 /** The name of pit i: A-F / a-f for two players, 1A … 4F with more. */
 export function pitName(i, players) {
@@ -227,15 +227,23 @@ export function alertHeadline(alert, players) {
 
 export function renderAlerts(model, ctx, onAnswer) {
   const box = document.getElementById("alerts");
+  const cards = [];
+  if (!ctx.replay) {
+    if (ctx.socketDown) {
+      cards.push({ type: "link", state: "reconnecting", text: t("link.page_offline"), page: true });
+    } else if (model.link && model.link.state !== "connected") cards.push(model.link);
+    if (model.pending) cards.push({ ...model.pending, type: "capture_pending" });
+    cards.push(...model.alerts);
+  }
+  // Every message redraws the page, and engine suggestions arrive several times a
+  // second. Rebuilding unchanged cards would replace a button under the pointer (the
+  // click is lost between press and release), drop the keyboard focus, and make the
+  // assertive live region read the alerts out again; so redraw only on a change.
+  const key = JSON.stringify([language(), Boolean(ctx.canCommand), model.players, cards]);
+  if (box.dataset.renderKey === key) return;
+  box.dataset.renderKey = key;
   const heading = box.querySelector("h2");
   box.replaceChildren(heading);
-  if (ctx.replay) return;
-  const cards = [];
-  if (ctx.socketDown) {
-    cards.push({ type: "link", state: "reconnecting", text: t("link.page_offline"), page: true });
-  } else if (model.link && model.link.state !== "connected") cards.push(model.link);
-  if (model.pending) cards.push({ ...model.pending, type: "capture_pending" });
-  cards.push(...model.alerts);
   for (const a of cards) {
     const card = document.createElement("article");
     card.className = `alert alert-${a.type}`;
