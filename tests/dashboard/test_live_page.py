@@ -154,9 +154,11 @@ def test_answer_an_ambiguous_reading(live_server: LiveServer, new_page: Any) -> 
     # is delivered again.
     page.wait_for_selector("article.alert-link", timeout=30_000)
     page.evaluate("document.querySelector('article.alert-ambiguous .answer').dataset.kept = '1'")
+    page.evaluate("document.querySelector('#board .pit').dataset.kept = '1'")
     for _ in range(3):
         page.evaluate("window.dashboard.receive({...window.dashboard.model.link})")
     assert page.locator("article.alert-ambiguous .answer[data-kept='1']").count() == 1
+    assert page.locator("#board .pit[data-kept='1']").count() == 1
     before = len(dom_moves(page))
     # The board really shows move A: A is empty, B has 6, a has 1. Answer pit by pit
     # until the referee is sure (it may need more than one count).

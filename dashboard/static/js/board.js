@@ -7,9 +7,9 @@
 // sowing direction); each store sits at the corner after the player's pit F,
 // where the sowing ring passes through it.
 //
-// renderBoard() rebuilds the whole SVG each time (a board is a few hundred
-// elements, well under a millisecond); the sowing animation is replayed only
-// when a new move arrives (`animate` true), so other updates do not restart it.
+// renderBoard() rebuilds the whole SVG when what it shows changed (a board is a
+// few hundred elements, well under a millisecond) and leaves it alone otherwise;
+// the sowing animation is played only when a new move arrives (`animate` true).
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const MAX_DRAWN_SEEDS = 24;
@@ -76,6 +76,16 @@ function drawSeeds(group, cx, cy, radius, count, limit) {
  *   values: {pit: "text"}, pitLabel(i) -> aria label, interactive: bool, animate: bool }
  */
 export function renderBoard(container, view) {
+  // Redraw only on a change (see renderAlerts in view.js: a pit replaced between press
+  // and release loses the click). `animate` is left out: a message that changes nothing
+  // must not cut short the sowing animation of the move before it.
+  const labels = view.pits.map((count, i) => view.pitLabel(i, count));
+  const { animate: _animate, pitLabel: _pitLabel, ...shown } = view;
+  const key = JSON.stringify([shown, labels]);
+  if (container.dataset.renderKey === key && container.firstElementChild) {
+    return container.firstElementChild;
+  }
+  container.dataset.renderKey = key;
   const g = layout(view.players);
   const svg = el("svg", {
     viewBox: `0 0 ${g.width} ${g.height}`, class: `board-svg players-${view.players}`,
@@ -105,7 +115,7 @@ export function renderBoard(container, view) {
     const owner = Math.floor(i / 6);
     const classes = ["pit", `player-${owner}`, ...(view.marks?.[i] ?? [])];
     const attrs = {
-      class: classes.join(" "), "data-pit": i, "aria-label": view.pitLabel(i, count),
+      class: classes.join(" "), "data-pit": i, "aria-label": labels[i],
     };
     if (view.interactive) Object.assign(attrs, { tabindex: 0, role: "button" });
     else attrs.role = "img";
