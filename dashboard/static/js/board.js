@@ -15,6 +15,22 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const MAX_DRAWN_SEEDS = 24;
 const MAX_DRAWN_STORE = 48;
 
+const drawnFrom = new WeakMap();
+
+/**
+ * True when `container` was last drawn from the same `inputs` (compared as JSON); else
+ * remembers them and returns false. Every server message redraws the page, and engine
+ * suggestions arrive several times a second: rebuilding an unchanged part would replace
+ * a button or pit between press and release (the click is lost), drop the keyboard
+ * focus, make a live region speak again and cut an animation short.
+ */
+export function unchanged(container, inputs) {
+  const key = JSON.stringify(inputs);
+  if (drawnFrom.get(container) === key && container.firstElementChild) return true;
+  drawnFrom.set(container, key);
+  return false;
+}
+
 /** Pit and store centres for a board of `players` players. */
 export function layout(players) {
   if (players === 2) {
@@ -76,16 +92,11 @@ function drawSeeds(group, cx, cy, radius, count, limit) {
  *   values: {pit: "text"}, pitLabel(i) -> aria label, interactive: bool, animate: bool }
  */
 export function renderBoard(container, view) {
-  // Redraw only on a change (see renderAlerts in view.js: a pit replaced between press
-  // and release loses the click). `animate` is left out: a message that changes nothing
-  // must not cut short the sowing animation of the move before it.
+  // `animate` is left out: a message that changes nothing must not cut short the
+  // sowing animation of the move before it.
   const labels = view.pits.map((count, i) => view.pitLabel(i, count));
   const { animate: _animate, pitLabel: _pitLabel, ...shown } = view;
-  const key = JSON.stringify([shown, labels]);
-  if (container.dataset.renderKey === key && container.firstElementChild) {
-    return container.firstElementChild;
-  }
-  container.dataset.renderKey = key;
+  if (unchanged(container, [shown, labels])) return container.firstElementChild;
   const g = layout(view.players);
   const svg = el("svg", {
     viewBox: `0 0 ${g.width} ${g.height}`, class: `board-svg players-${view.players}`,

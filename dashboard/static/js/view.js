@@ -1,7 +1,7 @@
 // Drawing the model into the page: board, players and scores, moves, alerts,
 // suggestion, result. Pure DOM output; the wiring (events, sockets) is in main.js.
 
-import { renderBoard } from "./board.js";
+import { renderBoard, unchanged } from "./board.js";
 import { joinNames, language, playerName, scoreText, t } from "./i18n.js";
 
 /** The name of pit i: A-F / a-f for two players, 1A … 4F with more. */
@@ -235,13 +235,7 @@ export function renderAlerts(model, ctx, onAnswer) {
     if (model.pending) cards.push({ ...model.pending, type: "capture_pending" });
     cards.push(...model.alerts);
   }
-  // Every message redraws the page, and engine suggestions arrive several times a
-  // second. Rebuilding unchanged cards would replace a button under the pointer (the
-  // click is lost between press and release), drop the keyboard focus, and make the
-  // assertive live region read the alerts out again; so redraw only on a change.
-  const key = JSON.stringify([language(), Boolean(ctx.canCommand), model.players, cards]);
-  if (box.dataset.renderKey === key) return;
-  box.dataset.renderKey = key;
+  if (unchanged(box, [language(), Boolean(ctx.canCommand), model.players, cards])) return;
   const heading = box.querySelector("h2");
   box.replaceChildren(heading);
   for (const a of cards) {
