@@ -32,6 +32,17 @@ Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``0 or default`` would hide a 0)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `count` and `train-counter` subcommands."""
     t = subparsers.add_parser(
@@ -49,10 +60,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="calibration JSON to put the counter in (from `oware-companion calibrate`)",
     )
     t.add_argument("--out", type=Path, default=None, help="write here (default: in place)")
-    t.add_argument("--steps", type=int, default=None, help="fine-tuning steps (default 3000)")
+    t.add_argument(
+        "--steps", type=positive_int, default=None, help="fine-tuning steps (default 3000)"
+    )
     t.add_argument(
         "--members",
-        type=int,
+        type=positive_int,
         default=None,
         help="networks to fine-tune and average (default 5; each takes the steps again)",
     )
@@ -92,11 +105,11 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
         "the most accurate on real seeds)",
     )
     parser.add_argument(
-        "--steps", type=int, default=None, help="fine-tuning steps for --counter cnn"
+        "--steps", type=positive_int, default=None, help="fine-tuning steps for --counter cnn"
     )
     parser.add_argument(
         "--members",
-        type=int,
+        type=positive_int,
         default=None,
         help="networks to fine-tune and average for --counter cnn (default 5)",
     )

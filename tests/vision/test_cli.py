@@ -95,6 +95,18 @@ def test_errors_give_exit_codes(files: dict[str, Path], tmp_path: Path) -> None:
     assert cmd.calibrate_camera(args) == 2  # no board in a black picture: said in words
 
 
+@pytest.mark.parametrize("option", ["--steps", "--members"])
+@pytest.mark.parametrize("value", ["0", "-2", "many"])
+def test_training_sizes_must_be_positive(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """0 is refused in words, not silently replaced by the default."""
+    with pytest.raises(SystemExit) as stop:
+        _parser().parse_args(["train-counter", "pits", "--calibration", "c.json", option, value])
+    assert stop.value.code == 2
+    assert option in capsys.readouterr().err
+
+
 def test_calibrate_with_the_network_counter(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
