@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,6 +78,8 @@ class SimavrBoard:
     cells: list[Cell]
     leds: list[list[tuple[int, int, int]]] = field(default_factory=list)
     rates: list[int] = field(default_factory=list)
+    speed: float = 1.0
+    clock_reports: list[float] = field(default_factory=list)
     sck_violations: int = 0
     read_overlaps: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -105,7 +108,7 @@ class SimavrBoard:
             if parts[:1] == ["cell"]:
                 cells.append(Cell(int(parts[3]), float(parts[5])))
             elif parts[:1] == ["pty"]:
-                return cls(proc, parts[1], cells)
+                return cls(proc, parts[1], cells, speed=speed)
             # other lines: simavr's own "Loaded ..." messages
         err = proc.stderr.read() if proc.stderr else ""
         raise HarnessError(f"the harness exited before opening its pty: {err}")
@@ -120,6 +123,8 @@ class SimavrBoard:
                     self.leds.append([(v[i], v[i + 1], v[i + 2]) for i in range(0, len(v), 3)])
                 elif parts[:1] == ["rate"]:
                     self.rates.append(int(parts[1]))
+                elif parts[:1] == ["time"]:
+                    self.clock_reports.append(float(parts[1]))
                 elif parts[:1] == ["sck_high_too_long"]:
                     self.sck_violations = int(parts[1])
                 elif parts[:1] == ["read_overlap"]:
@@ -132,6 +137,41 @@ class SimavrBoard:
             if not self._changed.wait_for(lambda: len(self.leds) >= count, timeout_s):
                 raise HarnessError(f"no LED frame #{count} within {timeout_s} s")
             return self.leds[-1]
+
+    def wait_rate(self, rate: int, timeout_s: float = 5.0) -> None:
+        """Wait until the RATE line last reported ``rate``; raise HarnessError if it does not.
+
+        The firmware sets the line before it acknowledges, but the harness
+        reports it on stdout while the ACK travels over the pseudo-terminal:
+        the host can read the ACK before the reader thread has seen the report.
+        """
+        with self._changed:
+            if not self._changed.wait_for(lambda: self.rates[-1:] == [rate], timeout_s):
+                raise HarnessError(f"the RATE line did not report {rate} Hz within {timeout_s} s")
+
+    def sim_time(self, timeout_s: float = 5.0) -> float:
+        """The board's simulated clock, in seconds since the firmware started."""
+        with self._changed:
+            asked = len(self.clock_reports)
+        self._send("time")
+        with self._changed:
+            if not self._changed.wait_for(lambda: len(self.clock_reports) > asked, timeout_s):
+                raise HarnessError(f"the harness did not report its clock within {timeout_s} s")
+            return self.clock_reports[asked]
+
+    def sleep_sim(self, seconds: float, timeout_s: float = 30.0) -> None:
+        """Wait until ``seconds`` of simulated time have passed on the board.
+
+        Not a wall-clock sleep: on a loaded machine the simulator runs slower
+        than ``speed`` times real time, and a test that slept on the wall clock
+        would see fewer readings than the firmware's rate promises.
+        """
+        end = self.sim_time() + seconds
+        deadline = time.monotonic() + timeout_s
+        while (now := self.sim_time()) < end:
+            if time.monotonic() > deadline:
+                raise HarnessError(f"the simulated clock stalled at {now:.3f} s")
+            time.sleep(min(0.05, (end - now) / self.speed))
 
     def _send(self, line: str) -> None:
         if self.proc.stdin is None or self.proc.poll() is not None:

@@ -14,6 +14,7 @@
  * Control (stdin, one command per line):
  *   w <channel> <grams>     put a weight on a channel (0-11 pits, 12-13 stores)
  *   dead <channel> <0|1>    a broken cell: its DOUT stays high
+ *   time                    report the simulated clock (see "time" below)
  *   quit
  * Reports (stdout, one per line, flushed):
  *   cell <ch> offset <raw> gain <counts per gram>   the emulated cells (at start)
@@ -22,6 +23,8 @@
  *   sck_high_too_long <n>   SCK stayed high over 60 us (the HX711 would power down)
  *   read_overlap <n>        a conversion ended while the firmware was still reading
  *   rate <hz>               the RATE line changed
+ *   time <seconds>          the simulated clock, in answer to "time": tests wait
+ *                           for simulated time, since a loaded host runs slower
  *
  * When the firmware sleeps, the harness waits for real time (scaled by
  * --speed) while watching stdin and the pty, so it costs little CPU.
@@ -233,6 +236,9 @@ static int command(const char *s) {
         weight_g[ch] = g;
     } else if (sscanf(s, "dead %d %d", &ch, &flag) == 2 && ch >= 0 && ch < N_CH) {
         dead[ch] = flag;
+    } else if (strcmp(s, "time") == 0) {
+        printf("time %.6f\n", (double)avr->cycle / avr->frequency);
+        fflush(stdout);
     } else if (strncmp(s, "quit", 4) == 0) {
         return 1;
     } else if (s[0]) {

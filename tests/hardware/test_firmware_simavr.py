@@ -122,17 +122,12 @@ def running() -> Iterator[Running]:
         assert "firmware stopped" not in summary, summary
 
 
-def sleep_sim(seconds: float) -> None:
-    """Sleep ``seconds`` of simulated (board) time."""
-    time.sleep(seconds / SPEED)
-
-
 def test_hello_rate_and_leds(running: Running) -> None:
     hello = running.wait_hello()
     assert (hello.protocol, hello.pits, hello.stores) == (1, 12, 2)
     assert hello.firmware_version == "1.0.0"
     assert running.link.request(MsgType.SET_RATE, rate_payload(80)).status == AckStatus.OK
-    assert running.board.rates[-1:] == [80]
+    running.board.wait_rate(80)  # raises if the RATE line never goes high
     assert running.link.request(MsgType.SET_RATE, b"\x37").status == AckStatus.BAD_ARGUMENT
     colors = [(i * 20, 255 - i * 20, i) for i in range(LEDS)]
     n = len(running.board.leds)
@@ -151,12 +146,22 @@ def test_firmware_ignores_line_noise_and_bad_frames(running: Running) -> None:
     running.link.write_raw(noise + bytes(bad_crc) + b"\xa5\x5a\xff")
     # The board still answers commands after the garbage …
     colors = [(1, 2, 3)] * LEDS
+    n = len(running.board.leds)
     assert running.link.request(MsgType.SET_LEDS, leds_payload(colors)).status == AckStatus.OK
-    # … and did not obey the corrupted SET_RATE: the RATE line stayed high.
+    # … and did not obey the corrupted SET_RATE: the RATE line stayed high. Waiting for
+    # the LED report first means every report the garbage could have caused was read.
+    assert running.board.wait_leds(n + 1) == colors
     assert running.board.rates[-1] == 80
+    # Still 80 readings a second: 15 more arrive within 1 simulated second (at the
+    # 10/s the garbage asked for they would take 1.5 s). Timed on the board's clock,
+    # so a loaded host that runs the simulator slowly does not fail it.
     before = running.link.tracker.last_sample or 0
-    sleep_sim(0.3)
-    assert (running.link.tracker.last_sample or 0) - before >= 15  # still 80 readings a second
+    start = running.board.sim_time()
+    deadline = time.monotonic() + 10
+    while (running.link.tracker.last_sample or 0) - before < 15:
+        assert time.monotonic() < deadline, "readings stopped after the garbage"
+        time.sleep(0.01)
+    assert running.board.sim_time() - start < 1.0
 
 
 def test_tare_and_calibrate_with_a_known_weight(running: Running) -> None:
@@ -173,7 +178,7 @@ def test_tare_and_calibrate_with_a_known_weight(running: Running) -> None:
     assert link.request(MsgType.CALIBRATE, calibrate_payload(5, 100_000), timeout_s=10).status == (
         AckStatus.FAILED
     )
-    sleep_sim(0.5)
+    running.board.sleep_sim(0.5)
     grams = running.source.builder.latest_grams
     assert grams is not None
     assert grams[3] == pytest.approx(100.0, abs=0.2)
@@ -198,8 +203,11 @@ def test_a_dead_cell_is_reported_unseen_not_invented(running: Running) -> None:
     assert running.link.request(MsgType.TARE, tare_payload(), timeout_s=10).status == AckStatus.OK
     # Readings keep coming at the stuck-channel pace: the firmware has not hung.
     before = running.link.tracker.last_sample or 0
-    sleep_sim(0.6)
-    assert (running.link.tracker.last_sample or 0) > before
+    running.board.sleep_sim(0.6)
+    deadline = time.monotonic() + 5  # what the board sent, the host may still be reading
+    while (running.link.tracker.last_sample or 0) <= before:
+        assert time.monotonic() < deadline, "no reading since the cell died: firmware hung?"
+        time.sleep(0.01)
 
 
 def test_readings_are_clean_on_a_still_board(running: Running) -> None:
@@ -211,14 +219,15 @@ def test_readings_are_clean_on_a_still_board(running: Running) -> None:
     running.wait_hello()
     assert running.link.request(MsgType.SET_RATE, rate_payload(80)).status == AckStatus.OK
     running.board.set_weights([2.4 * (i % 5) for i in range(CHANNELS)])
-    sleep_sim(0.3)
+    running.board.sleep_sim(0.3)
     grams = []
-    deadline = time.monotonic() + 3.0 / SPEED
-    while time.monotonic() < deadline:
-        g = running.source.builder.latest_grams  # updated by the pump thread per reading
-        if g is not None:
-            grams.append(g.copy())
-        time.sleep(0.004)
+    end = running.board.sim_time() + 3.0  # 3 simulated seconds, 240 readings
+    while running.board.sim_time() < end:
+        for _ in range(25):
+            g = running.source.builder.latest_grams  # updated by the pump thread per reading
+            if g is not None:
+                grams.append(g.copy())
+            time.sleep(0.004)
     assert len(grams) > 50
     for ch in range(CHANNELS):
         values = sorted(float(g[ch]) for g in grams)
@@ -252,7 +261,7 @@ def test_firmware_plays_a_game_seed_by_seed(running: Running) -> None:
     seeds: list[list[float]] = [[rng.gauss(2.4, 0.12) for _ in range(n)] for n in position.pits]
     seeds += [[], []]
     lay_out(board, seeds)
-    sleep_sim(1.0)
+    board.sleep_sim(1.0)
     grams = running.source.builder.latest_grams
     assert grams is not None
     mean, sd = learn_seed_weight(list(grams[:12]), 4, 0.05)
@@ -269,17 +278,17 @@ def test_firmware_plays_a_game_seed_by_seed(running: Running) -> None:
         out = position.outcome(pit)
         for press in (150.0, 175.0, 140.0):  # a hand presses, never quite still
             board.set_weight(pit, sum(seeds[pit]) + press)
-            sleep_sim(0.1)
+            board.sleep_sim(0.1)
         hand = seeds[pit]
         seeds[pit] = []
         board.set_weight(pit, 0.0)
         for slot in out.sown:
-            sleep_sim(0.3)
+            board.sleep_sim(0.3)
             ch = slot if slot >= 0 else 12 + (-1 - slot)
             seeds[ch].append(hand.pop())
             board.set_weight(ch, sum(seeds[ch]))
         for cpit, _n in out.captures:
-            sleep_sim(0.4)
+            board.sleep_sim(0.4)
             seeds[12 + out.player] += seeds[cpit]
             seeds[cpit] = []
             board.set_weight(cpit, 0.0)
