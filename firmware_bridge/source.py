@@ -24,6 +24,7 @@ board, so ``sim://`` exercises the whole serial stack.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Iterator
@@ -63,7 +64,10 @@ class SensorSource:
         self._t = 0.0
         self._last_sample: int | None = None
         self._rate = 80
-        self._supported = True
+        # Readings mean something only once this session's HELLO named a protocol
+        # we speak: None until then (each new connection starts unknown again).
+        self._supported: bool | None = None
+        self._unidentified = 0  # readings dropped while waiting for that HELLO
 
     def open(self) -> None:
         self.link.open()
@@ -78,6 +82,8 @@ class SensorSource:
                     # Readings before and after a gap do not belong to one motion.
                     self.builder.reset()
                     self._last_sample = None
+                if self.link.hello is None:
+                    self._supported = None  # a new connection: wait for its HELLO again
                 yield item
             elif isinstance(item, Hello):
                 self._supported = item.protocol == PROTOCOL_VERSION
@@ -91,11 +97,28 @@ class SensorSource:
                 if item.rate_hz != self._rate and item.rate_hz > 0:
                     self._rate = item.rate_hz
                     self.builder.set_rate(item.rate_hz)
+            elif isinstance(item, Reading) and self._supported is None:
+                self._ask_identity()
             elif isinstance(item, Reading) and self._supported:
                 obs = self._reading(item)
                 if obs is not None:
                     self.observations += 1
                     yield obs
+
+    def _ask_identity(self) -> None:
+        """A reading came before the board said who it is: drop it, and ask again.
+
+        A board that started before we opened the port streams readings
+        straight away, and our IDENTIFY (sent on connecting) may be lost in
+        line noise; a reading from a board whose protocol we do not know could
+        be read with the wrong layout, so it is not used. Asking again about
+        every half second (at 80 Hz) keeps a lost IDENTIFY from blinding us.
+        """
+        self._unidentified += 1
+        if self._unidentified % 40 == 0:
+            # Disconnected meanwhile? The link reports that itself and reconnects.
+            with contextlib.suppress(LinkError):
+                self.link.send(MsgType.IDENTIFY)
 
     def _reading(self, r: Reading) -> Observation | None:
         # Time runs on the board's sample counter, so a replay of the same
@@ -120,7 +143,12 @@ class SensorSource:
             return False
 
     def health(self) -> dict[str, Any]:
-        return {"source": self.name, "observations": self.observations, **self.link.health()}
+        return {
+            "source": self.name,
+            "observations": self.observations,
+            "readings_before_hello": self._unidentified,
+            **self.link.health(),
+        }
 
 
 class SimSource(SensorSource):

@@ -225,7 +225,7 @@ def test_a_board_with_another_protocol_version_is_refused(monkeypatch: pytest.Mo
     finally:
         src.close()
     refusals = [i for i in items if isinstance(i, dict) and "protocol 2" in i["detail"]]
-    assert refusals and refusals[0]["state"] == "disconnected"
+    assert refusals and refusals[0]["state"] == "disconnected", items
     assert not [i for i in items if isinstance(i, Observation)]
 
 
