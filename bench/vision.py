@@ -48,7 +48,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.commands.vision import positive_int, progress_bar
+from companion.commands.vision import add_fine_tuning_options, progress_bar
 from vision.counter import Counter, PitCounter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
@@ -242,15 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         default="cnn",
         help="the convolutional network (default) or the older features + MLP counter",
     )
-    parser.add_argument(
-        "--steps", type=positive_int, default=ADAPT_STEPS, help="cnn fine-tuning steps"
-    )
-    parser.add_argument(
-        "--members",
-        type=positive_int,
-        default=MEMBERS,
-        help="cnn: networks fine-tuned and averaged",
-    )
+    add_fine_tuning_options(parser, " for --counter cnn")
+    parser.set_defaults(steps=ADAPT_STEPS, members=MEMBERS)  # the bench may import vision
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")

@@ -43,6 +43,24 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_fine_tuning_options(parser: argparse.ArgumentParser, scope: str = "") -> None:
+    """``--steps`` and ``--members`` of a network fine-tuning (``scope``: " for --counter cnn").
+
+    Both default to None, meaning vision.net_counter's ADAPT_STEPS and MEMBERS:
+    the vision package is not imported here (see above), so the handlers fill
+    them in and the help names the values.
+    """
+    parser.add_argument(
+        "--steps", type=positive_int, default=None, help=f"fine-tuning steps{scope} (default 3000)"
+    )
+    parser.add_argument(
+        "--members",
+        type=positive_int,
+        default=None,
+        help=f"networks to fine-tune and average{scope} (default 5; each takes the steps again)",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `count` and `train-counter` subcommands."""
     t = subparsers.add_parser(
@@ -60,15 +78,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="calibration JSON to put the counter in (from `oware-companion calibrate`)",
     )
     t.add_argument("--out", type=Path, default=None, help="write here (default: in place)")
-    t.add_argument(
-        "--steps", type=positive_int, default=None, help="fine-tuning steps (default 3000)"
-    )
-    t.add_argument(
-        "--members",
-        type=positive_int,
-        default=None,
-        help="networks to fine-tune and average (default 5; each takes the steps again)",
-    )
+    add_fine_tuning_options(t)
     t.set_defaults(func=train_counter_command)
     p = subparsers.add_parser(
         "count",
@@ -104,15 +114,7 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
         "convolutional networks on the two views (2-3 minutes per network on one core, "
         "the most accurate on real seeds)",
     )
-    parser.add_argument(
-        "--steps", type=positive_int, default=None, help="fine-tuning steps for --counter cnn"
-    )
-    parser.add_argument(
-        "--members",
-        type=positive_int,
-        default=None,
-        help="networks to fine-tune and average for --counter cnn (default 5)",
-    )
+    add_fine_tuning_options(parser, " for --counter cnn")
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
 
 
