@@ -64,9 +64,6 @@ class SensorSource:
         self._t = 0.0
         self._last_sample: int | None = None
         self._rate = 80
-        # Readings mean something only once this session's HELLO named a protocol
-        # we speak: None until then (each new connection starts unknown again).
-        self._supported: bool | None = None
         self._unidentified = 0  # readings dropped while waiting for that HELLO
 
     def open(self) -> None:
@@ -82,12 +79,9 @@ class SensorSource:
                     # Readings before and after a gap do not belong to one motion.
                     self.builder.reset()
                     self._last_sample = None
-                if self.link.hello is None:
-                    self._supported = None  # a new connection: wait for its HELLO again
                 yield item
             elif isinstance(item, Hello):
-                self._supported = item.protocol == PROTOCOL_VERSION
-                if not self._supported:
+                if item.protocol != PROTOCOL_VERSION:
                     yield {
                         "type": "link",
                         "state": "disconnected",
@@ -97,13 +91,17 @@ class SensorSource:
                 if item.rate_hz != self._rate and item.rate_hz > 0:
                     self._rate = item.rate_hz
                     self.builder.set_rate(item.rate_hz)
-            elif isinstance(item, Reading) and self._supported is None:
-                self._ask_identity()
-            elif isinstance(item, Reading) and self._supported:
-                obs = self._reading(item)
-                if obs is not None:
-                    self.observations += 1
-                    yield obs
+            elif isinstance(item, Reading):
+                # Readings mean something only once this connection's HELLO (the link
+                # forgets it on every new connection) named a protocol we speak.
+                hello = self.link.hello
+                if hello is None:
+                    self._ask_identity()
+                elif hello.protocol == PROTOCOL_VERSION:
+                    obs = self._reading(item)
+                    if obs is not None:
+                        self.observations += 1
+                        yield obs
 
     def _ask_identity(self) -> None:
         """A reading came before the board said who it is: drop it, and ask again.
