@@ -5,15 +5,17 @@ Counting (a folder laid out as ``<count>/<image>.png``)::
 
     python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--split held_out|all]
-        [--counter cnn|mlp] [--steps N] [--members K] [--from-scratch]
+        [--counter deep|cnn|mlp] [--steps N] [--members K] [--from-scratch]
 
 Evaluates on the held-out split of DIR (file-name hash, see
 :mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
 the user's calibration step: the learned counter is adapted to the
 *training* split of DIR2 (at most N images per count), never to held-out
-images: the convolutional network (:mod:`vision.net_counter`, default) is
-fine-tuned (``--members`` networks, averaged), or with ``--counter mlp`` the older
-feature model is adapted.
+images: the deeper network (:mod:`vision.deep_counter`, default; fine-tuning
+it needs PyTorch, the ``learn`` extra, and uses every core) or the small
+numpy network (``--counter cnn``, :mod:`vision.net_counter`) is fine-tuned
+(``--members`` networks, averaged), or with ``--counter mlp`` the older
+feature model is adapted. Counting speed is measured on one core.
 Prints exact accuracy per count and overall, accuracy within one
 seed, mean log-likelihood of the true count, how often the true count lies in
 the smallest 95 % set of the belief, and images per second (median of runs).
@@ -51,6 +53,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.commands.vision import add_fine_tuning_options, progress_bar
 from vision.counter import Counter, PitCounter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
+from vision.deep_counter import ADAPT_STEPS as DEEP_STEPS
+from vision.deep_counter import DeepCounter
 from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
 
 
@@ -60,7 +64,13 @@ def bench_dataset(args: argparse.Namespace) -> int:
     if not examples:
         print(f"no images in {args.dataset} (split {args.split})")
         return 1
-    counter: PitCounter = NetCounter.builtin() if args.counter == "cnn" else Counter.builtin()
+    counter: PitCounter
+    if args.counter == "deep":
+        counter = DeepCounter.builtin()
+    elif args.counter == "cnn":
+        counter = NetCounter.builtin()
+    else:
+        counter = Counter.builtin()
     label = f"built-in {args.counter} (rendered pits only)"
     if args.adapt is not None:
         pool = load_folder(args.adapt, "train")
@@ -69,12 +79,18 @@ def bench_dataset(args: argparse.Namespace) -> int:
         chosen = [e for e in chosen if e.path.name not in held]  # never train on what we score
         images, counts = [e.image for e in chosen], [e.count for e in chosen]
         start = time.perf_counter()
-        if isinstance(counter, NetCounter):
+        if isinstance(counter, DeepCounter):
+            _train_on_every_core()
+        if isinstance(counter, NetCounter | DeepCounter):
+            steps = args.steps or (DEEP_STEPS if args.counter == "deep" else ADAPT_STEPS)
             progress = progress_bar("fine-tuning")
             counter = counter.adapt(
-                images, counts, steps=args.steps, progress=progress, members=args.members
+                images, counts, steps=steps, progress=progress, members=args.members
             )
-            label = f"built-in cnn, {args.members} networks fine-tuned ({args.steps} steps each) on"
+            label = (
+                f"built-in {args.counter}, {args.members} networks fine-tuned"
+                f" ({steps} steps each) on"
+            )
         elif args.from_scratch:
             counter = _scratch(chosen)
             label = "mlp trained from scratch on"
@@ -100,6 +116,16 @@ def bench_dataset(args: argparse.Namespace) -> int:
         f"{len(examples) / statistics.median(times):.0f}"
     )
     return 0
+
+
+def _train_on_every_core() -> None:
+    """Let PyTorch train on every core (this script pins numpy's counting to one)."""
+    from vision.deep_train import torch_available
+
+    if torch_available():
+        import torch
+
+        torch.set_num_threads(os.cpu_count() or 1)
 
 
 def _scratch(chosen: list[Example]) -> Counter:
@@ -238,12 +264,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-scratch", action="store_true", help="mlp: no rendered prior")
     parser.add_argument(
         "--counter",
-        choices=["cnn", "mlp"],
-        default="cnn",
-        help="the convolutional network (default) or the older features + MLP counter",
+        choices=["deep", "cnn", "mlp"],
+        default="deep",
+        help="the deeper network (default; --adapt needs PyTorch), the small numpy one,"
+        " or the older features + MLP counter",
     )
-    add_fine_tuning_options(parser, " for --counter cnn")
-    parser.set_defaults(steps=ADAPT_STEPS, members=MEMBERS)  # the bench may import vision
+    add_fine_tuning_options(parser, " for --counter deep or cnn")
+    # Steps stay None here: their default depends on the counter (see bench_dataset).
+    parser.set_defaults(members=MEMBERS)  # the bench may import vision
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")

@@ -31,6 +31,10 @@ stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
 if [ ! -f "$stamp" ]; then
     echo "setup: installing the project and its dependencies into .venv"
     .venv/bin/pip install -q --upgrade pip
+    # PyTorch's CPU build (the learn extra trains the deep seed counter); asked
+    # for first and by exact version so pip does not fetch a CUDA build.
+    .venv/bin/pip install -q "torch==${TORCH_VERSION:-2.13.0}" \
+        || .venv/bin/pip install -q "torch==${TORCH_VERSION:-2.13.0}" --index-url https://download.pytorch.org/whl/cpu
     .venv/bin/pip install -q -e ".[all,dev]"
     rm -f .venv/.installed-*
     touch "$stamp"

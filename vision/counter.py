@@ -77,6 +77,10 @@ def counter_from_json(data: dict[str, Any]) -> PitCounter:
         from vision.net_counter import NetCounter
 
         return NetCounter.from_json(data)
+    if data.get("kind") == "deep":
+        from vision.deep_counter import DeepCounter
+
+        return DeepCounter.from_json(data)
     return Counter.from_json(data)
 
 

@@ -66,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     t = subparsers.add_parser(
         "train-counter",
         help="fine-tune the seed-counting network on labelled photos of your board",
-        description="Fine-tune the convolutional seed counter on a folder of labelled pit "
+        description="Fine-tune the seed counter on a folder of labelled pit "
         "photos laid out as <count>/<image>.png (crops of single pits of your board), and "
         "store it in a camera calibration file.",
     )
@@ -78,6 +78,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="calibration JSON to put the counter in (from `oware-companion calibrate`)",
     )
     t.add_argument("--out", type=Path, default=None, help="write here (default: in place)")
+    t.add_argument(
+        "--counter",
+        choices=["auto", "deep", "cnn"],
+        default="auto",
+        help="deep: the seven-layer network (more accurate; training needs PyTorch, the "
+        "'learn' extra); cnn: the small numpy network; auto (default): deep when PyTorch "
+        "is installed",
+    )
     add_fine_tuning_options(t)
     t.set_defaults(func=train_counter_command)
     p = subparsers.add_parser(
@@ -181,8 +189,17 @@ def train_counter_command(args: argparse.Namespace) -> int:
     """Handler of `train-counter`: exit 0, 1 (no usable images), 2 (bad calibration)."""
     from vision.calibration import Calibration, CalibrationError
     from vision.dataset import load_folder
+    from vision.deep_counter import ADAPT_STEPS as DEEP_STEPS
+    from vision.deep_counter import DeepCounter
+    from vision.deep_train import INSTALL_HINT, torch_available
     from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
 
+    kind = args.counter
+    if kind == "auto":
+        kind = "deep" if torch_available() else "cnn"
+    elif kind == "deep" and not torch_available():
+        print(f"error: {INSTALL_HINT}", file=sys.stderr)
+        return 2
     try:
         calibration = Calibration.load(args.calibration)
         examples = load_folder(args.folder)
@@ -193,11 +210,13 @@ def train_counter_command(args: argparse.Namespace) -> int:
         print(f"error: no <count>/<image> photos under {args.folder}", file=sys.stderr)
         return 1
     counts = sorted({e.count for e in examples})
-    print(f"{len(examples)} labelled pit photos, counts {counts}")
-    counter = NetCounter.builtin().adapt(
+    print(f"{len(examples)} labelled pit photos, counts {counts}; fine-tuning the {kind} counter")
+    base: NetCounter | DeepCounter
+    base = DeepCounter.builtin() if kind == "deep" else NetCounter.builtin()
+    counter = base.adapt(
         [e.image for e in examples],
         [e.count for e in examples],
-        steps=args.steps or ADAPT_STEPS,
+        steps=args.steps or (DEEP_STEPS if kind == "deep" else ADAPT_STEPS),
         progress=progress_bar("fine-tuning"),
         members=args.members or MEMBERS,
     )

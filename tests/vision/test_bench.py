@@ -14,7 +14,7 @@ from vision.synth import random_style, render_pit
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "vision.py"
 
 
-@pytest.mark.parametrize("counter", ["cnn", "mlp"])
+@pytest.mark.parametrize("counter", ["deep", "cnn", "mlp"])
 def test_bench_prints_the_figures(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], counter: str
 ) -> None:

@@ -145,13 +145,19 @@ def test_train_counter_on_a_labelled_folder(
     )
     assert args.func(args) == 0
     text = capsys.readouterr()
-    assert "12 labelled pit photos, counts [0, 1, 2, 3]" in text.out
+    assert "12 labelled pit photos, counts [0, 1, 2, 3]; fine-tuning the deep counter" in text.out
     assert "(2 networks, temperatures" in text.out
     assert "fine-tuning" in text.err
     trained = Calibration.load(out)
-    assert trained.counter is not None and trained.counter["kind"] == "cnn"
+    assert trained.counter is not None and trained.counter["kind"] == "deep"
     assert len(trained.counter["networks"]) == 2
     assert trained.corners == Calibration.load(files["cal"]).corners  # only the counter changed
+    small = _parser().parse_args(
+        ["train-counter", str(folder), "--calibration", str(files["cal"]), "--out", str(out),
+         "--steps", "20", "--members", "1", "--counter", "cnn"]
+    )
+    assert small.func(small) == 0
+    assert Calibration.load(out).counter["kind"] == "cnn"  # type: ignore[index]
     # bad input: an empty folder, a missing calibration
     (tmp_path / "none").mkdir()
     bad = _parser().parse_args(

@@ -1,0 +1,115 @@
+"""The deeper counting network: numpy inference, PyTorch training, the counter on top."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.counter import MAX_COUNT, counter_from_json
+from vision.deep_counter import DeepCounter
+from vision.deep_net import SIDE, DeepNetwork, prepare_deep
+from vision.deep_train import export, fit, jitter_deep, load_into, twin_logits
+from vision.synth import random_style, render_pit
+
+
+def _rendered(counts: list[int], seed: int, size: int = 80) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    style = random_style(rng)
+    return [render_pit(n, style, rng, size=size) for n in counts]
+
+
+def test_the_numpy_network_computes_what_pytorch_trained() -> None:
+    """Batch normalisation folded into the convolutions gives the twin's logits."""
+    counts = [0, 1, 2, 3] * 4
+    crops = _rendered(counts, 1)
+    module = fit(crops, counts, classes=4, steps=8, seed=0)
+    network = export(module, 16)
+    ref = twin_logits(module, crops)
+    assert np.abs(network.logits(prepare_deep(crops)) - ref).max() < 1e-3
+    assert np.abs(ref).max() > 1e-2  # a network that outputs nothing would prove nothing
+
+
+def test_a_stored_network_loads_back_into_pytorch_exactly() -> None:
+    """Fine-tuning must start from the stored network, not from something like it."""
+    network = DeepCounter.builtin().networks[0]
+    from vision.deep_train import _module
+
+    module = _module(network.classes, network.width)
+    load_into(module, network)
+    module.eval()
+    crops = _rendered([0, 2, 5], 2)
+    assert np.abs(twin_logits(module, crops) - network.logits(prepare_deep(crops))).max() < 1e-3
+
+
+def test_json_round_trip_and_foreign_weights_refused() -> None:
+    network = DeepNetwork.initial(classes=5, width=4, seed=3)
+    network.temperature = 1.7
+    again = DeepNetwork.from_json(json.loads(json.dumps(network.to_json())))
+    x = prepare_deep(_rendered([0, 3], 4))
+    assert np.allclose(again.predict_proba(x), network.predict_proba(x))
+    bad = network.to_json() | {"side": SIDE + 8}
+    with pytest.raises(ValueError, match="input size"):
+        DeepNetwork.from_json(bad)
+    with pytest.raises(ValueError, match="not a deep"):
+        DeepNetwork.from_json({"kind": "cnn"})
+
+
+def test_jitter_keeps_the_size_and_wood_at_the_corners() -> None:
+    crop = _rendered([3], 5)[0]
+    x = jitter_deep(crop, np.random.default_rng(0))
+    assert x.shape == (SIDE, SIDE, 3)
+    corners = np.concatenate([x[:3, :3].reshape(-1, 3), x[-3:, -3:].reshape(-1, 3)])
+    assert float(np.abs(np.median(corners, axis=0)).max()) < 0.5  # near the wood reference
+
+
+def test_builtin_counter_round_trips_and_reads_rendered_pits() -> None:
+    counter = DeepCounter.builtin()
+    counts = [0, 1, 3, 6, 0, 2]
+    crops = _rendered(counts, 21)
+    beliefs = counter.beliefs(crops)
+    assert beliefs.shape == (len(crops), MAX_COUNT + 1)
+    assert np.allclose(beliefs.sum(axis=1), 1.0)
+    again = counter_from_json(counter.to_json())
+    assert isinstance(again, DeepCounter)
+    assert np.allclose(again.beliefs(crops), beliefs)
+    pred = beliefs.argmax(axis=1)
+    assert np.mean(pred == np.array(counts)) >= 0.5
+    assert np.all(np.abs(pred - np.array(counts)) <= 2)
+
+
+def test_a_pile_gets_a_wide_belief_over_high_counts() -> None:
+    crops = [_rendered([20], seed, size=96)[0] for seed in range(6)]
+    beliefs = DeepCounter.builtin().beliefs(crops)
+    assert float(np.median(beliefs[:, 9:].sum(axis=1))) > 0.8
+    assert float(beliefs.max()) < 0.6
+
+
+def test_adapting_learns_the_users_board_and_keeps_other_counts() -> None:
+    """Calibration views give only 0 and 4 seeds; rendered rehearsal keeps 1, 2, 3 … alive."""
+    counts = [0] * 12 + [4] * 12
+    crops = _rendered(counts, 32)
+    adapted = DeepCounter.builtin().adapt(crops, counts, steps=60, rehearsal=140, members=2)
+    assert adapted.source == "adapted"
+    assert len(adapted.networks) == 2
+    assert all(n.temperature > 0 for n in adapted.networks)
+    shown = adapted.beliefs(_rendered([0, 4, 0, 4], 32))
+    assert np.mean(shown.argmax(axis=1) == np.array([0, 4, 0, 4])) >= 0.75
+    tests = [1, 2, 3, 5, 6]
+    beliefs = adapted.beliefs(_rendered(tests, 32))
+    near = [beliefs[i, max(0, n - 1) : n + 2].sum() for i, n in enumerate(tests)]
+    assert float(np.mean(near)) > 0.4
+    assert not np.all(np.isin(beliefs.argmax(axis=1), [0, 4]))
+    again = counter_from_json(json.loads(json.dumps(adapted.to_json())))
+    assert np.allclose(again.beliefs(crops[:3]), adapted.beliefs(crops[:3]))
+
+
+def test_bad_training_input_is_refused() -> None:
+    crops = _rendered([0, 1], 6)
+    with pytest.raises(ValueError, match="as many counts"):
+        fit(crops, [0], classes=3, steps=1)
+    with pytest.raises(ValueError, match="0 … 2"):
+        fit(crops, [0, 5], classes=3, steps=1)
+    with pytest.raises(ValueError, match="at least one"):
+        DeepCounter.builtin().adapt([], [])
