@@ -28,14 +28,20 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.cnn import Network
 from vision.counter import MODEL_PATH, Counter, augment
+from vision.deep_net import WIDTH
 from vision.features import features_of
 from vision.model import MLP, fit_temperature
 from vision.synth import random_pit, random_style, render_pit
+
+if TYPE_CHECKING:
+    from vision.deep_counter import DeepCounter
+    from vision.net_counter import NetCounter
 
 CLASSES = 14
 """Counts 0 … 12 exactly, and 13-or-more."""
@@ -85,23 +91,13 @@ def train_cnn(samples: int, steps: int, out: Path, seed: int) -> int:
     print()
     check_crops, check_labels = rendered_pits(max(200, samples // 10), seed + 1)
     network.temperature = fit_temperature(network, check_crops, check_labels)
-    counter = NetCounter([network], "synthetic")
-    beliefs = counter.beliefs(check_crops)
-    acc = float(np.mean(beliefs.argmax(axis=1) == np.asarray(check_labels)))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(counter.to_json(), separators=(",", ":")) + "\n", encoding="utf-8")
-    print(
-        f"trained on {samples} rendered crops in {time.perf_counter() - start:.0f} s; "
-        f"rendered validation accuracy {acc:.3f}, temperature {network.temperature:.2f}; "
-        f"wrote {out}"
-    )
-    return 0
+    return _save(NetCounter([network], "synthetic"), check_crops, check_labels, out, start, samples)
 
 
 def train_deep(samples: int, steps: int, out: Path, seed: int) -> int:
     """Render pits, train the deeper network from scratch, fit its temperature, save."""
     from vision.deep_counter import DeepCounter, fit_temperature
-    from vision.deep_train import PEAK_LR, export, fit
+    from vision.deep_train import export, fit
 
     start = time.perf_counter()
     crops, labels = rendered_pits(samples, seed)
@@ -110,27 +106,34 @@ def train_deep(samples: int, steps: int, out: Path, seed: int) -> int:
         if step % 50 == 0 or step == total:
             print(f"\rtraining {step}/{total}", end="", flush=True)
 
-    module = fit(crops, labels, CLASSES, steps=steps, seed=seed, peak_lr=PEAK_LR, progress=show)
+    module = fit(crops, labels, CLASSES, steps=steps, seed=seed, progress=show)
     print()
-    network = export(module, module_width(module))
+    network = export(module, WIDTH)
     check_crops, check_labels = rendered_pits(max(200, samples // 20), seed + 1)
     network.temperature = fit_temperature(network, check_crops, check_labels)
-    counter = DeepCounter([network], "synthetic")
+    return _save(
+        DeepCounter([network], "synthetic"), check_crops, check_labels, out, start, samples
+    )
+
+
+def _save(
+    counter: NetCounter | DeepCounter,
+    check_crops: list[np.ndarray],
+    check_labels: list[int],
+    out: Path,
+    start: float,
+    samples: int,
+) -> int:
+    """Write a trained one-network counter and report its accuracy on other renders."""
     acc = float(np.mean(counter.beliefs(check_crops).argmax(axis=1) == np.asarray(check_labels)))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(counter.to_json(), separators=(",", ":")) + "\n", encoding="utf-8")
     print(
         f"trained on {samples} rendered crops in {time.perf_counter() - start:.0f} s; "
-        f"rendered validation accuracy {acc:.3f}, temperature {network.temperature:.2f}; "
-        f"wrote {out}"
+        f"rendered validation accuracy {acc:.3f}, "
+        f"temperature {counter.networks[0].temperature:.2f}; wrote {out}"
     )
     return 0
-
-
-def module_width(module: object) -> int:
-    """Channels of a twin's first convolution (its width)."""
-    first = next(iter(module.body))  # type: ignore[attr-defined]
-    return int(first.out_channels)
 
 
 def main(argv: list[str] | None = None) -> int:
