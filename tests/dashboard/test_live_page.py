@@ -160,13 +160,19 @@ def test_answer_an_ambiguous_reading(live_server: LiveServer, new_page: Any) -> 
     assert page.locator("article.alert-ambiguous .answer[data-kept='1']").count() == 1
     assert page.locator("#board .pit[data-kept='1']").count() == 1
     before = len(dom_moves(page))
+    served = len(live_server.state(2)["moves"])
     # The board really shows move A: A is empty, B has 6, a has 1. Answer pit by pit
-    # until the referee is sure (it may need more than one count).
+    # until the referee is sure (it may need more than one count). Ask the server, not
+    # the page, whether it is sure: the referee decides the move in the same step that
+    # acknowledges the count, but the page receives the acknowledgement and the move as
+    # two messages, and a button clicked between them is gone before the click lands.
     truth = {0: 0, 1: 6, 6: 1}
     for pit in [0, 6, 1]:
-        button = page.locator(f".answer[data-pit='{pit}'][data-count='{truth[pit]}']")
-        if button.count() == 0 or len(dom_moves(page)) > before:
+        if len(live_server.state(2)["moves"]) > served:
             break
+        button = page.locator(f".answer[data-pit='{pit}'][data-count='{truth[pit]}']")
+        if button.count() == 0:
+            continue  # the referee did not ask about this pit
         button.click()
         page.wait_for_function(
             f"document.querySelector(\".answer[data-pit='{pit}'][aria-pressed='true']\")"
