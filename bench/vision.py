@@ -4,21 +4,23 @@ pipeline on a rendered game video.
 Counting (a folder laid out as ``<count>/<image>.png``)::
 
     python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
-        [--adapt DIR2] [--adapt-per-count N] [--split held_out|all]
+        [--adapt DIR2] [--adapt-per-count N] [--adapt-counts 0,4] [--split held_out|all]
         [--counter deep|cnn|mlp] [--steps N] [--members K] [--from-scratch]
 
 Evaluates on the held-out split of DIR (file-name hash, see
 :mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
 the user's calibration step: the learned counter is adapted to the
-*training* split of DIR2 (at most N images per count), never to held-out
-images: the deeper network (:mod:`vision.deep_counter`, default; fine-tuning
-it needs PyTorch, the ``learn`` extra, and uses every core) or the small
-numpy network (``--counter cnn``, :mod:`vision.net_counter`) is fine-tuned
-(``--members`` networks, averaged), or with ``--counter mlp`` the older
-feature model is adapted. Counting speed is measured on one core.
-Prints exact accuracy per count and overall, accuracy within one
-seed, mean log-likelihood of the true count, how often the true count lies in
-the smallest 95 % set of the belief, and images per second (median of runs).
+*training* split of DIR2 (at most N images per count, only the counts given
+by ``--adapt-counts``: ``0,4`` is what the calibration step's empty board
+and start position give), never to held-out images: the deeper network
+(:mod:`vision.deep_counter`, default; fine-tuning it needs PyTorch, the
+``learn`` extra, and uses every core) or the small numpy network
+(``--counter cnn``, :mod:`vision.net_counter`) is fine-tuned (``--members``
+networks, averaged), or with ``--counter mlp`` the older feature model is
+adapted. Counting speed is measured on one core. Prints exact accuracy per
+count and overall, accuracy within one seed, mean log-likelihood of the true
+count, how often the true count lies in the smallest 95 % set of the belief,
+and images per second (median of runs).
 
 Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
 
@@ -53,9 +55,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.commands.vision import add_fine_tuning_options, progress_bar
 from vision.counter import Counter, PitCounter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
-from vision.deep_counter import ADAPT_STEPS as DEEP_STEPS
 from vision.deep_counter import DeepCounter
-from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
+from vision.ensemble import MEMBERS, EnsembleCounter
+from vision.net_counter import NetCounter
 
 
 def bench_dataset(args: argparse.Namespace) -> int:
@@ -74,6 +76,8 @@ def bench_dataset(args: argparse.Namespace) -> int:
     label = f"built-in {args.counter} (rendered pits only)"
     if args.adapt is not None:
         pool = load_folder(args.adapt, "train")
+        if args.adapt_counts is not None:  # e.g. 0,4: what the calibration step gives
+            pool = [e for e in pool if e.count in args.adapt_counts]
         chosen = per_count_subset(pool, args.adapt_per_count)
         held = {e.path.name for e in examples}
         chosen = [e for e in chosen if e.path.name not in held]  # never train on what we score
@@ -81,8 +85,8 @@ def bench_dataset(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         if isinstance(counter, DeepCounter):
             _train_on_every_core()
-        if isinstance(counter, NetCounter | DeepCounter):
-            steps = args.steps or (DEEP_STEPS if args.counter == "deep" else ADAPT_STEPS)
+        if isinstance(counter, EnsembleCounter):
+            steps = args.steps or counter.ADAPT_STEPS
             progress = progress_bar("fine-tuning")
             counter = counter.adapt(
                 images, counts, steps=steps, progress=progress, members=args.members
@@ -255,11 +259,26 @@ def _lcs(a: list[int], b: list[int]) -> int:
     return table[-1][-1]
 
 
+def _counts(text: str) -> set[int]:
+    try:
+        counts = {int(c) for c in text.split(",")}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of counts: {text!r}") from None
+    if min(counts) < 0:
+        raise argparse.ArgumentTypeError("seed counts cannot be negative")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="vision benchmark (see the module docstring)")
     parser.add_argument("--dataset", type=Path)
     parser.add_argument("--adapt", type=Path)
     parser.add_argument("--adapt-per-count", type=int, default=0, help="0 = all")
+    parser.add_argument(
+        "--adapt-counts",
+        type=_counts,
+        help="adapt only on these counts, e.g. 0,4 (the empty board and the start position)",
+    )
     parser.add_argument("--split", choices=["held_out", "all"], default="held_out")
     parser.add_argument("--from-scratch", action="store_true", help="mlp: no rendered prior")
     parser.add_argument(

@@ -10,8 +10,10 @@ A camera frame goes through these modules, in this order:
 * :mod:`vision.motion` – hands and motion: covered pits read ``None``, ``stable`` flag;
 * counting, one belief over 0 … 48 seeds per pit:
   :mod:`vision.area` (seed area against the empty pit, the calibrated default),
-  :mod:`vision.net_counter` (small convolutional networks, :mod:`vision.cnn`, averaged;
-  the most accurate on real photographs once fine-tuned on the user's board) or
+  :mod:`vision.deep_counter` (seven-layer networks, :mod:`vision.deep_net`, trained with
+  PyTorch by :mod:`vision.deep_train`, run in numpy; the most accurate on real photographs
+  once fine-tuned on the user's board), :mod:`vision.net_counter` (small numpy networks,
+  :mod:`vision.cnn`), both ensembles of :mod:`vision.ensemble`, or
   :mod:`vision.counter` (hand-made features + a small MLP, :mod:`vision.features` +
   :mod:`vision.model`; also home of the belief shaping every counter shares);
 * :mod:`vision.pipeline` – all of the above per frame → :class:`core.observation.Observation`;
@@ -19,6 +21,6 @@ A camera frame goes through these modules, in this order:
 
 Data the package makes for itself: :mod:`vision.synth` renders boards, pits, hands and
 whole game videos with exact labels (:mod:`vision.synth_game`); :mod:`vision.train`
-trains the built-in counters (MLP and network) on them; :mod:`vision.dataset` reads labelled folders
-(``<count>/<image>.png``) for the benchmark, ``bench/vision.py``.
+trains the built-in counters (MLP and networks) on them; :mod:`vision.dataset` reads
+labelled folders (``<count>/<image>.png``) for the benchmark, ``bench/vision.py``.
 """

@@ -23,9 +23,10 @@ import numpy.typing as npt
 from vision.area import AreaCounter, AreaModel
 from vision.calibration import Calibration, CalibrationError
 from vision.counter import Counter, PitCounter
+from vision.ensemble import MEMBERS, EnsembleCounter
 from vision.layout import BoardLayout
 from vision.locate import find_board
-from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
+from vision.net_counter import NetCounter
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -78,20 +79,24 @@ def teach(
     ``counter="area"`` (default): when one of the frames is the empty board,
     the classic area counter is used (each pit compared with itself, empty:
     the most reliable reference on rendered boards); otherwise the feature
-    counter is adapted. ``counter="cnn"``: the convolutional network
-    (:mod:`vision.net_counter`, the most accurate on real photographs) is
-    fine-tuned on the labelled crops; it takes a few minutes (``progress``
-    gets the steps); ``members`` networks are fine-tuned and averaged
-    (default :data:`vision.net_counter.MEMBERS`).
+    counter is adapted. ``counter="deep"`` (needs PyTorch) or ``"cnn"``: the
+    deeper network (:mod:`vision.deep_counter`) or the small one
+    (:mod:`vision.net_counter`) is fine-tuned on the labelled crops; it takes
+    a few minutes (``progress`` gets the steps); ``members`` networks are
+    fine-tuned and averaged (default :data:`vision.ensemble.MEMBERS`).
     """
-    if counter not in ("area", "cnn"):
-        raise ValueError(f"unknown counter {counter!r}: use 'area' or 'cnn'")
+    if counter not in ("area", "cnn", "deep"):
+        raise ValueError(f"unknown counter {counter!r}: use 'area', 'cnn' or 'deep'")
     crops, counts = labelled_crops(calibration, frames)
-    if counter == "cnn":
-        net = NetCounter.builtin().adapt(
+    if counter in ("cnn", "deep"):
+        from vision.deep_counter import DeepCounter
+
+        start: EnsembleCounter[Any]
+        start = DeepCounter.builtin() if counter == "deep" else NetCounter.builtin()
+        net = start.adapt(
             crops,
             counts,
-            steps=steps or ADAPT_STEPS,
+            steps=steps,
             progress=progress,
             members=members or MEMBERS,
         )
@@ -151,7 +156,11 @@ class PositionLearner:
         the confirmed count less than 1 %) is not learnt from: the crops may
         be from another moment than the confirmation (a late decision), and
         one wrong label teaches more harm than twelve right ones teach good.
+        A deep counter on a machine without PyTorch keeps counting but does
+        not learn (it cannot be fine-tuned there).
         """
+        if isinstance(self.counter, EnsembleCounter) and not self.counter.can_adapt():
+            return None
         beliefs = self.counter.beliefs(list(crops), list(range(len(crops))))
         p_true = beliefs[np.arange(len(pits)), np.minimum(np.asarray(pits), beliefs.shape[1] - 1)]
         if float(p_true.min()) < 0.01:
@@ -183,8 +192,8 @@ class PositionLearner:
             return replace(self.counter, model=model, source="area+game")
         crops = [c for bucket in self._crops.values() for c in bucket]
         counts = [k for k, bucket in self._crops.items() for _ in bucket]
-        if isinstance(self.counter, NetCounter):
-            # From the current network, briefly: refits add up over the game.
+        if isinstance(self.counter, EnsembleCounter):
+            # From the current networks, briefly: refits add up over the game.
             size = len(self.counter.networks)  # every member builds on its own last refit
             return self.counter.adapt(crops, counts, steps=self.net_steps, members=size)
         assert isinstance(self._base, Counter)

@@ -77,7 +77,7 @@ def rendered_pits(samples: int, seed: int) -> tuple[list[np.ndarray], list[int]]
 
 def train_cnn(samples: int, steps: int, out: Path, seed: int) -> int:
     """Render pits, train the network on them, fit its temperature on other renders, save."""
-    from vision.net_counter import NetCounter, fit_temperature
+    from vision.net_counter import NetCounter
 
     start = time.perf_counter()
     crops, labels = rendered_pits(samples, seed)
@@ -90,13 +90,13 @@ def train_cnn(samples: int, steps: int, out: Path, seed: int) -> int:
     network.train(crops, labels, steps=steps, lr=5e-3, seed=seed, progress=show)
     print()
     check_crops, check_labels = rendered_pits(max(200, samples // 10), seed + 1)
-    network.temperature = fit_temperature(network, check_crops, check_labels)
+    network.temperature = NetCounter.fit_temperature(network, check_crops, check_labels)
     return _save(NetCounter([network], "synthetic"), check_crops, check_labels, out, start, samples)
 
 
 def train_deep(samples: int, steps: int, out: Path, seed: int) -> int:
     """Render pits, train the deeper network from scratch, fit its temperature, save."""
-    from vision.deep_counter import DeepCounter, fit_temperature
+    from vision.deep_counter import DeepCounter
     from vision.deep_train import export, fit
 
     start = time.perf_counter()
@@ -110,7 +110,7 @@ def train_deep(samples: int, steps: int, out: Path, seed: int) -> int:
     print()
     network = export(module, WIDTH)
     check_crops, check_labels = rendered_pits(max(200, samples // 20), seed + 1)
-    network.temperature = fit_temperature(network, check_crops, check_labels)
+    network.temperature = DeepCounter.fit_temperature(network, check_crops, check_labels)
     return _save(
         DeepCounter([network], "synthetic"), check_crops, check_labels, out, start, samples
     )

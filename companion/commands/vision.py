@@ -46,12 +46,15 @@ def positive_int(text: str) -> int:
 def add_fine_tuning_options(parser: argparse.ArgumentParser, scope: str = "") -> None:
     """``--steps`` and ``--members`` of a network fine-tuning (``scope``: " for --counter cnn").
 
-    Both default to None, meaning vision.net_counter's ADAPT_STEPS and MEMBERS:
-    the vision package is not imported here (see above), so the handlers fill
-    them in and the help names the values.
+    Both default to None, meaning the counter's own ADAPT_STEPS and
+    vision.ensemble.MEMBERS: the vision package is not imported here (see
+    above), so the handlers fill them in and the help names the values.
     """
     parser.add_argument(
-        "--steps", type=positive_int, default=None, help=f"fine-tuning steps{scope} (default 3000)"
+        "--steps",
+        type=positive_int,
+        default=None,
+        help=f"fine-tuning steps per network{scope} (default 1500 deep, 3000 cnn)",
     )
     parser.add_argument(
         "--members",
@@ -116,13 +119,13 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-teach", action="store_true", help="only locate the board")
     parser.add_argument(
         "--counter",
-        choices=["area", "cnn"],
+        choices=["area", "deep", "cnn"],
         default="area",
-        help="area: compare each pit with itself empty (instant); cnn: fine-tune the "
-        "convolutional networks on the two views (2-3 minutes per network on one core, "
-        "the most accurate on real seeds)",
+        help="area: compare each pit with itself empty (instant); deep or cnn: fine-tune "
+        "the deeper networks (needs PyTorch, the 'learn' extra) or the small numpy ones on "
+        "the two views (a few minutes per network)",
     )
-    add_fine_tuning_options(parser, " for --counter cnn")
+    add_fine_tuning_options(parser, " for --counter deep or cnn")
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
 
 
@@ -189,10 +192,10 @@ def train_counter_command(args: argparse.Namespace) -> int:
     """Handler of `train-counter`: exit 0, 1 (no usable images), 2 (bad calibration)."""
     from vision.calibration import Calibration, CalibrationError
     from vision.dataset import load_folder
-    from vision.deep_counter import ADAPT_STEPS as DEEP_STEPS
     from vision.deep_counter import DeepCounter
     from vision.deep_train import INSTALL_HINT, torch_available
-    from vision.net_counter import ADAPT_STEPS, MEMBERS, NetCounter
+    from vision.ensemble import MEMBERS
+    from vision.net_counter import NetCounter
 
     kind = args.counter
     if kind == "auto":
@@ -216,7 +219,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
     counter = base.adapt(
         [e.image for e in examples],
         [e.count for e in examples],
-        steps=args.steps or (DEEP_STEPS if kind == "deep" else ADAPT_STEPS),
+        steps=args.steps,  # None: the counter's own default
         progress=progress_bar("fine-tuning"),
         members=args.members or MEMBERS,
     )
@@ -294,6 +297,13 @@ def calibrate_camera(args: argparse.Namespace) -> int:
     start_path = getattr(args, "start", None)
     no_teach = bool(getattr(args, "no_teach", False))
     interactive = not getattr(args, "yes", False) and sys.stdin.isatty()
+    kind = getattr(args, "counter", "area")
+    if kind == "deep" and not no_teach:
+        from vision.deep_train import INSTALL_HINT, torch_available
+
+        if not torch_available():  # say so before the user clears the board
+            print(f"error: {INSTALL_HINT}", file=sys.stderr)
+            return 2
     try:
 
         def frame_for(step: str, path: Path | None) -> Image:
@@ -311,14 +321,13 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         if not no_teach and empty is not None:
             start = frame_for("Set up the start position (4 seeds in every pit)", start_path)
             pits = calibration.layout.pits
-            kind = getattr(args, "counter", "area")
             calibration = teach(
                 calibration,
                 [(empty, [0] * pits), (start, [4] * pits)],
                 counter=kind,
                 steps=getattr(args, "steps", None),
                 members=getattr(args, "members", None),
-                progress=progress_bar("fine-tuning the counter") if kind == "cnn" else None,
+                progress=None if kind == "area" else progress_bar("fine-tuning the counter"),
             )
             print(f"{kind} counter adapted to this board (empty board and start position)")
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -107,14 +107,40 @@ def test_training_sizes_must_be_positive(
     assert option in capsys.readouterr().err
 
 
-def test_calibrate_with_the_network_counter(
-    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+def test_calibrate_deep_without_pytorch_says_so_before_anything(
+    files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--counter cnn fine-tunes the network on the two views and stores it."""
-    args = _calibrate(files, counter="cnn", steps=30, members=2)
+    import vision.deep_train
+
+    monkeypatch.setattr(vision.deep_train, "torch_available", lambda: False)
+    assert cmd.calibrate_camera(_calibrate(files, counter="deep")) == 2
+    assert "PyTorch" in capsys.readouterr().err
+    assert not files["cal"].exists()
+
+
+def test_the_help_names_the_real_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI cannot import vision for its help, so it writes the numbers: keep them true."""
+    from vision.deep_counter import DeepCounter
+    from vision.ensemble import MEMBERS
+    from vision.net_counter import NetCounter
+
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["train-counter", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"default {DeepCounter.ADAPT_STEPS} deep, {NetCounter.ADAPT_STEPS} cnn" in text
+    assert f"default {MEMBERS};" in text
+
+
+@pytest.mark.parametrize("kind", ["cnn", "deep"])
+def test_calibrate_with_the_network_counter(
+    files: dict[str, Path], kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--counter cnn|deep fine-tunes the networks on the two views and stores them."""
+    args = _calibrate(files, counter=kind, steps=30, members=2)
     assert cmd.calibrate_camera(args) == 0
     cal = Calibration.load(files["cal"])
-    assert cal.counter is not None and cal.counter["kind"] == "cnn"
+    assert cal.counter is not None and cal.counter["kind"] == kind
+    assert len(cal.counter["networks"]) == 2
     assert "fine-tuning the counter" in capsys.readouterr().err  # the progress bar
     assert _parser().parse_args(["count", str(files["photo"]), "--calibration", str(files["cal"])])
     count = _parser().parse_args(

@@ -113,3 +113,38 @@ def test_bad_training_input_is_refused() -> None:
         fit(crops, [0, 5], classes=3, steps=1)
     with pytest.raises(ValueError, match="at least one"):
         DeepCounter.builtin().adapt([], [])
+
+
+def test_the_game_teaches_a_deep_counter() -> None:
+    """Confirmed positions refit a deep counter in place (it used to fall to the feature model)."""
+    from vision.calibrate import PositionLearner
+
+    counter = DeepCounter.builtin()
+    learner = PositionLearner(counter, net_steps=20)
+    pits = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]
+    refit = learner.add(_rendered(pits, 41), pits)
+    assert isinstance(refit, DeepCounter)
+    assert refit.source == "adapted"
+    assert len(refit.networks) == len(counter.networks)
+    assert learner.examples == 12
+    # Each refit starts from the last one: the weights moved.
+    before, after = counter.networks[0].convs[0].weight, refit.networks[0].convs[0].weight
+    assert not np.allclose(before, after)
+
+
+def test_without_pytorch_a_deep_counter_counts_but_does_not_learn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A calibration made where PyTorch is installed must still work where it is not."""
+    import vision.deep_train
+    from vision.calibrate import PositionLearner
+
+    monkeypatch.setattr(vision.deep_train, "torch_available", lambda: False)
+    counter = DeepCounter.builtin()
+    assert not counter.can_adapt()
+    pits = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]
+    crops = _rendered(pits, 41)
+    assert counter.beliefs(crops).shape == (12, MAX_COUNT + 1)
+    learner = PositionLearner(counter, net_steps=20)
+    assert learner.add(crops, pits) is None
+    assert learner.counter is counter

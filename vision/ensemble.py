@@ -1,0 +1,259 @@
+"""What the two learned counters share: an ensemble of networks behind the counter interface.
+
+:class:`vision.net_counter.NetCounter` (the small numpy network) and
+:class:`vision.deep_counter.DeepCounter` (the deeper one, trained with
+PyTorch) differ only in their network: how a crop is prepared for it, how it
+is fine-tuned and where its built-in weights live. Everything else is here:
+
+* **Why several networks.** Fine-tuned on a few hundred crops, one network's
+  accuracy depends on its luck (which batches it saw, which fifth it held
+  back): on the development photographs single networks differed by up to
+  ten points on the same images. Averaging the beliefs of networks that each
+  held back a different fifth removes much of that luck and uses every crop
+  for training; ``bench/vision.py`` measures what it gains.
+* **A fine-tuning does not forget.** The calibration gives only two counts
+  (0 and 4); fine-tuning on them alone would teach the network that every
+  pit holds 0 or 4 seeds. Rendered pits (:func:`rehearsal_pits`) rehearse
+  the counts the user's crops lack.
+* **Its confidence is measured.** One fifth of the user's crops (chosen by
+  position, deterministic) is held back while fine-tuning; the softmax
+  temperature is fitted on them, so a reported 90 % is right about 9 times
+  in 10. Then :func:`vision.counter.shape_beliefs` spreads the top class
+  ("that many or more") over the higher counts.
+
+A subclass names its network's JSON kind, model file and preparation, and
+implements :meth:`EnsembleCounter._fine_tune_one` for one member.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.counter import MAX_COUNT, shape_beliefs
+from vision.model import best_temperature, load_model_json
+
+Image = npt.NDArray[Any]
+"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+Inputs = npt.NDArray[np.float32]
+Progress = Callable[[int, int], None]
+
+REHEARSAL = 600
+"""Rendered pits mixed in, spread over the counts the user's crops do not cover."""
+FOLDS = 5
+"""The crops are dealt into this many parts by position; each network holds one back."""
+MEMBERS = 5
+"""Networks the commands fine-tune and average by default (``--members``)."""
+
+
+class CountingNetwork(Protocol):
+    """What the ensemble needs of one network."""
+
+    temperature: float
+
+    @property
+    def classes(self) -> int: ...
+
+    def logits(self, x: Inputs) -> npt.NDArray[np.float64]: ...
+
+    def predict_proba(self, x: Inputs) -> npt.NDArray[np.float64]: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+Net = TypeVar("Net", bound=CountingNetwork)
+
+
+@dataclass
+class Holdout:
+    """One member's share of the user's crops: what it trains on and what calibrates it."""
+
+    keep: list[int]
+    """Indices of the crops it is fine-tuned on."""
+    back: list[int]
+    """Indices held back to fit its temperature (empty below ten crops: too few to spare)."""
+    missing: list[int]
+    """Counts (classes) none of the kept crops shows: rendered pits rehearse them."""
+
+    @classmethod
+    def of(cls, ys: Sequence[int], fold: int, classes: int) -> Holdout:
+        n = len(ys)
+        back = list(range(fold, n, FOLDS)) if n >= 10 else []
+        keep = sorted(set(range(n)) - set(back))
+        missing = sorted(set(range(classes)) - {ys[i] for i in keep})
+        return cls(keep, back, missing)
+
+
+@dataclass
+class EnsembleCounter(Generic[Net]):
+    """Turns pit crops into beliefs over seed counts: the averaged beliefs of networks."""
+
+    networks: list[Net]
+    """One network, or several trained alike whose beliefs are averaged (an ensemble)."""
+    source: str = "synthetic"
+    """Where the networks were last trained: "synthetic" or "adapted"."""
+
+    KIND: ClassVar[str]
+    """The ``kind`` of the JSON form (what :func:`vision.counter.counter_from_json` reads)."""
+    MODEL_PATH: ClassVar[Path]
+    """The built-in weights, trained on rendered pits only."""
+    TRAIN_COMMAND: ClassVar[str]
+    """The command that writes :attr:`MODEL_PATH` (named when the file is missing)."""
+    ADAPT_STEPS: ClassVar[int]
+    """Fine-tuning steps per member by default."""
+
+    def __post_init__(self) -> None:
+        if not self.networks:
+            raise ValueError("a counter needs at least one network")
+        if len({n.classes for n in self.networks}) != 1:
+            raise ValueError("the networks of one counter must tell apart the same counts")
+
+    # -- what a subclass provides -------------------------------------------
+    @staticmethod
+    def prepare(crops: Sequence[Image]) -> Inputs:
+        """The networks' inputs for pit crops."""
+        raise NotImplementedError
+
+    @classmethod
+    def network_from_json(cls, data: dict[str, Any]) -> Net:
+        raise NotImplementedError
+
+    def _fine_tune_one(
+        self,
+        start: Net,
+        crops: Sequence[Image],
+        ys: list[int],
+        part: Holdout,
+        steps: int,
+        rehearsal: int,
+        seed: int,
+        progress: Progress | None,
+    ) -> Net:
+        """``start`` fine-tuned on ``part.keep`` (plus rehearsal of ``part.missing``)."""
+        raise NotImplementedError
+
+    def can_adapt(self) -> bool:
+        """Whether :meth:`adapt` can run here (the deep network needs PyTorch)."""
+        return True
+
+    # -- shared ---------------------------------------------------------------
+    @property
+    def classes(self) -> int:
+        """Counts the networks tell apart; the last one means "that many or more"."""
+        return self.networks[0].classes
+
+    def beliefs(
+        self, crops: Sequence[Image], pits: Sequence[int] | None = None
+    ) -> npt.NDArray[np.float64]:
+        """(len(crops), MAX_COUNT + 1) probabilities, one row per crop (``pits`` unused)."""
+        if not crops:
+            return np.zeros((0, MAX_COUNT + 1))
+        x = self.prepare(list(crops))
+        p = np.mean([network.predict_proba(x) for network in self.networks], axis=0)
+        return np.asarray(shape_beliefs(p), np.float64)
+
+    def adapt(
+        self,
+        crops: Sequence[Image],
+        counts: Sequence[int],
+        steps: int | None = None,
+        rehearsal: int = REHEARSAL,
+        progress: Progress | None = None,
+        seed: int = 0,
+        members: int = 1,
+    ) -> Self:
+        """A copy of this counter fine-tuned on labelled crops of the user's board.
+
+        ``members`` networks are fine-tuned, member ``k`` starting from
+        network ``k`` of this counter (cycling) with batch seed ``seed + k``
+        and holding back a different fifth of the crops; together they learn
+        from every crop. Takes ``members`` times as long as one.
+        ``steps`` defaults to the subclass's ``ADAPT_STEPS``.
+        """
+        if len(crops) != len(counts) or not crops:
+            raise ValueError("need as many counts as crops, and at least one")
+        if members < 1:
+            raise ValueError("an ensemble needs at least one member")
+        ys = [min(int(c), self.classes - 1) for c in counts]
+        if min(ys) < 0:
+            raise ValueError("seed counts cannot be negative")
+        networks = []
+        for k in range(members):
+            start = self.networks[k % len(self.networks)]
+            fold = (FOLDS - 1 - k) % FOLDS  # the first member holds back what one network did
+            part = Holdout.of(ys, fold, start.classes)
+            report = _part_of(progress, k, members)
+            network = self._fine_tune_one(
+                start, crops, ys, part, steps or self.ADAPT_STEPS, rehearsal, seed + k, report
+            )
+            if part.back:
+                network.temperature = self.fit_temperature(
+                    network, [crops[i] for i in part.back], [ys[i] for i in part.back]
+                )
+            else:
+                network.temperature = max(1.0, start.temperature)
+            networks.append(network)
+        return type(self)(networks, "adapted")
+
+    @classmethod
+    def fit_temperature(cls, network: Net, crops: Sequence[Image], counts: Sequence[int]) -> float:
+        """The softmax temperature that best explains held-back crops, as shaped beliefs."""
+        logits = network.logits(cls.prepare(list(crops)))
+        return best_temperature(logits, list(counts), shape_beliefs)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form (stored in a calibration file)."""
+        nets = [network.to_json() for network in self.networks]
+        return {"kind": self.KIND, "source": self.source, "networks": nets}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        """Inverse of :meth:`to_json` (also reads files of one network, ``"network"``)."""
+        if data.get("kind") != cls.KIND:
+            raise ValueError(f"not a {cls.KIND} counter (kind {data.get('kind')!r})")
+        stored: list[Any] = data["networks"] if "networks" in data else [data.get("network")]
+        if not stored or not all(isinstance(n, dict) for n in stored):
+            raise ValueError(f"a {cls.KIND} counter without networks")
+        nets = [cls.network_from_json(n) for n in stored]
+        return cls(nets, str(data.get("source", "adapted")))
+
+    @classmethod
+    def builtin(cls) -> Self:
+        """The networks trained on rendered boards (:attr:`TRAIN_COMMAND`)."""
+        return cls.from_json(load_model_json(cls.MODEL_PATH, cls.TRAIN_COMMAND))
+
+
+def _part_of(progress: Progress | None, k: int, parts: int) -> Progress | None:
+    """Progress of part ``k`` of ``parts`` equal parts, reported as progress of the whole."""
+    if progress is None:
+        return None
+    whole = progress  # a local name: mypy does not narrow ``progress`` inside the closure
+
+    def report(step: int, total: int) -> None:
+        whole(k * total + step, parts * total)
+
+    return report
+
+
+def rehearsal_pits(counts: Sequence[int], total: int, seed: int) -> tuple[list[Image], list[int]]:
+    """About ``total`` rendered pits spread over ``counts`` (the top count also renders piles)."""
+    if not counts or total <= 0:
+        return [], []
+    from vision.synth import random_pit
+
+    rng = np.random.default_rng(seed + 1)
+    top = max(counts)
+    per = max(1, total // len(counts))
+    crops: list[Image] = []
+    labels: list[int] = []
+    for c in counts:
+        for _ in range(per):
+            seeds = c if c < top else int(rng.integers(c, c + 6))  # "that many or more"
+            crops.append(random_pit(seeds, rng))
+            labels.append(c)
+    return crops, labels
