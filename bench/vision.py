@@ -104,11 +104,24 @@ def bench_dataset(args: argparse.Namespace) -> int:
             label = "built-in mlp, adapted to"
         took = time.perf_counter() - start
         label += f" {len(chosen)} images of {args.adapt} (train split) in {took:.1f} s"
+    if isinstance(counter, EnsembleCounter):
+        if args.views is not None:
+            counter = counter.with_views(args.views)
+        label += f"; each pit read in {counter.view_count} views"
     print(f"counter: {label}")
     print(f"evaluated on: {args.dataset} split={args.split}, {len(examples)} images")
     beliefs = counter.beliefs([e.image for e in examples])
     truth = np.array([e.count for e in examples])
     report(beliefs, truth)
+    if isinstance(counter, EnsembleCounter) and counter.view_count > 1:
+        # What the views add, on the same networks and images.
+        one = counter.with_views(1).beliefs([e.image for e in examples])
+        pred, low = one.argmax(axis=1), truth <= 5
+        ll = float(np.mean(np.log(np.maximum(one[np.arange(len(truth)), truth], 1e-12))))
+        print(
+            f"the same networks reading 1 view: exact {np.mean(pred == truth):.1%}, "
+            f"0-5 {np.mean(pred[low] == truth[low]):.1%}, mean log-likelihood {ll:.3f}"
+        )
     # Speed: median of repeated runs over the whole set (features + model + belief shaping).
     times = []
     for _ in range(args.repeat):

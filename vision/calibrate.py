@@ -73,6 +73,7 @@ def teach(
     steps: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     members: int | None = None,
+    views: int | None = None,
 ) -> Calibration:
     """The calibration with a counter taught by frames of known positions.
 
@@ -83,7 +84,8 @@ def teach(
     deeper network (:mod:`vision.deep_counter`) or the small one
     (:mod:`vision.net_counter`) is fine-tuned on the labelled crops; it takes
     a few minutes (``progress`` gets the steps); ``members`` networks are
-    fine-tuned and averaged (default :data:`vision.ensemble.MEMBERS`).
+    fine-tuned and averaged (default :data:`vision.ensemble.MEMBERS`), each
+    reading ``views`` turned views of a pit (default: the counter's own).
     """
     if counter not in ("area", "cnn", "deep"):
         raise ValueError(f"unknown counter {counter!r}: use 'area', 'cnn' or 'deep'")
@@ -99,7 +101,7 @@ def teach(
             steps=steps,
             progress=progress,
             members=members or MEMBERS,
-        )
+        ).with_views(views)
         return calibration.with_counter(net.to_json())
     n = calibration.layout.pits
     empty_views = [i for i, (_f, pits) in enumerate(frames) if all(c == 0 for c in pits)]

@@ -21,6 +21,18 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   in 10. Then :func:`vision.counter.shape_beliefs` spreads the top class
   ("that many or more") over the higher counts.
 
+* **It may look more than once.** A pit is round and seen from above, so
+  its count does not change when the crop is turned by a quarter or
+  mirrored. With ``views`` > 1 every network also reads the turned and
+  mirrored crops and all those beliefs are averaged ("test-time
+  augmentation"). It costs ``views`` times the counting time. Measured on
+  the development photographs with the deep counter, eight views made the
+  beliefs better (mean log-likelihood −0.329 → −0.312 on the held-out
+  photographs, −0.335 → −0.298 in cross-validation) but not the counts
+  (89.6 % exact either way held out; +1.4 points in cross-validation, about
+  the noise between two runs), at 6 instead of 80 crops a second on one
+  core. So one view is the default and more are an option.
+
 A subclass names its network's JSON kind, model file and preparation, and
 implements :meth:`EnsembleCounter._fine_tune_one` for one member.
 """
@@ -49,6 +61,9 @@ FOLDS = 5
 """The crops are dealt into this many parts by position; each network holds one back."""
 MEMBERS = 5
 """Networks the commands fine-tune and average by default (``--members``)."""
+VIEWS = (1, 2, 4, 8)
+"""How many views of each crop a counter may average: itself; and mirrored; its four
+quarter turns; those and their mirror images (the order of :func:`views_of`)."""
 
 
 class CountingNetwork(Protocol):
@@ -97,6 +112,8 @@ class EnsembleCounter(Generic[Net]):
     """One network, or several trained alike whose beliefs are averaged (an ensemble)."""
     source: str = "synthetic"
     """Where the networks were last trained: "synthetic" or "adapted"."""
+    views: int | None = None
+    """Views of each crop averaged (one of :data:`VIEWS`); None: the kind's DEFAULT_VIEWS."""
 
     KIND: ClassVar[str]
     """The ``kind`` of the JSON form (what :func:`vision.counter.counter_from_json` reads)."""
@@ -106,12 +123,21 @@ class EnsembleCounter(Generic[Net]):
     """The command that writes :attr:`MODEL_PATH` (named when the file is missing)."""
     ADAPT_STEPS: ClassVar[int]
     """Fine-tuning steps per member by default."""
+    DEFAULT_VIEWS: ClassVar[int] = 1
+    """One view: eight cost eight times the counting time for better beliefs, not counts."""
 
     def __post_init__(self) -> None:
         if not self.networks:
             raise ValueError("a counter needs at least one network")
         if len({n.classes for n in self.networks}) != 1:
             raise ValueError("the networks of one counter must tell apart the same counts")
+        if self.views is not None and self.views not in VIEWS:
+            raise ValueError(f"views must be one of {VIEWS}, not {self.views!r}")
+
+    @property
+    def view_count(self) -> int:
+        """Views of each crop this counter averages."""
+        return self.DEFAULT_VIEWS if self.views is None else self.views
 
     # -- what a subclass provides -------------------------------------------
     @staticmethod
@@ -153,8 +179,12 @@ class EnsembleCounter(Generic[Net]):
         """(len(crops), MAX_COUNT + 1) probabilities, one row per crop (``pits`` unused)."""
         if not crops:
             return np.zeros((0, MAX_COUNT + 1))
-        x = self.prepare(list(crops))
+        n = len(crops)
+        # Turning the prepared inputs equals preparing turned crops: both networks
+        # normalise against a ring of wood, which quarter turns and mirrors keep.
+        x = views_of(self.prepare(list(crops)), self.view_count)
         p = np.mean([network.predict_proba(x) for network in self.networks], axis=0)
+        p = p.reshape(self.view_count, n, -1).mean(axis=0)
         return np.asarray(shape_beliefs(p), np.float64)
 
     def adapt(
@@ -198,7 +228,7 @@ class EnsembleCounter(Generic[Net]):
             else:
                 network.temperature = max(1.0, start.temperature)
             networks.append(network)
-        return type(self)(networks, "adapted")
+        return type(self)(networks, "adapted", self.views)
 
     @classmethod
     def fit_temperature(cls, network: Net, crops: Sequence[Image], counts: Sequence[int]) -> float:
@@ -209,7 +239,10 @@ class EnsembleCounter(Generic[Net]):
     def to_json(self) -> dict[str, Any]:
         """JSON form (stored in a calibration file)."""
         nets = [network.to_json() for network in self.networks]
-        return {"kind": self.KIND, "source": self.source, "networks": nets}
+        out: dict[str, Any] = {"kind": self.KIND, "source": self.source, "networks": nets}
+        if self.views is not None:
+            out["views"] = self.views
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:
@@ -220,12 +253,27 @@ class EnsembleCounter(Generic[Net]):
         if not stored or not all(isinstance(n, dict) for n in stored):
             raise ValueError(f"a {cls.KIND} counter without networks")
         nets = [cls.network_from_json(n) for n in stored]
-        return cls(nets, str(data.get("source", "adapted")))
+        views = data.get("views")
+        return cls(nets, str(data.get("source", "adapted")), None if views is None else int(views))
+
+    def with_views(self, views: int | None) -> Self:
+        """The same networks, averaging ``views`` views of each crop (None: the default)."""
+        return type(self)(self.networks, self.source, views)
 
     @classmethod
     def builtin(cls) -> Self:
         """The networks trained on rendered boards (:attr:`TRAIN_COMMAND`)."""
         return cls.from_json(load_model_json(cls.MODEL_PATH, cls.TRAIN_COMMAND))
+
+
+def views_of(x: Inputs, views: int) -> Inputs:
+    """Prepared inputs (n, side, side, channels) → (views * n, …): each view of all of them."""
+    if views == 1:
+        return x
+    turns = [np.rot90(x, k, axes=(1, 2)) for k in range(4 if views >= 4 else 1)]
+    if views in (2, 8):
+        turns += [t[:, :, ::-1] for t in turns]
+    return np.ascontiguousarray(np.concatenate(turns[:views]), np.float32)
 
 
 def _part_of(progress: Progress | None, k: int, parts: int) -> Progress | None:

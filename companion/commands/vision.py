@@ -62,6 +62,14 @@ def add_fine_tuning_options(parser: argparse.ArgumentParser, scope: str = "") ->
         default=None,
         help=f"networks to fine-tune and average{scope} (default 5; each takes the steps again)",
     )
+    parser.add_argument(
+        "--views",
+        type=int,
+        choices=[1, 2, 4, 8],
+        default=None,
+        help=f"turned and mirrored views of each pit averaged when counting{scope} "
+        "(default 1; counting takes that many times as long)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -222,11 +230,14 @@ def train_counter_command(args: argparse.Namespace) -> int:
         steps=args.steps,  # None: the counter's own default
         progress=progress_bar("fine-tuning"),
         members=args.members or MEMBERS,
-    )
+    ).with_views(args.views)
     out = args.out or args.calibration
     calibration.with_counter(counter.to_json()).save(out)
     temps = ", ".join(f"{n.temperature:.2f}" for n in counter.networks)
-    print(f"wrote {out} ({len(counter.networks)} networks, temperatures {temps})")
+    print(
+        f"wrote {out} ({len(counter.networks)} networks, temperatures {temps};"
+        f" each pit read in {counter.view_count} views)"
+    )
     return 0
 
 
@@ -327,6 +338,7 @@ def calibrate_camera(args: argparse.Namespace) -> int:
                 counter=kind,
                 steps=getattr(args, "steps", None),
                 members=getattr(args, "members", None),
+                views=getattr(args, "views", None),
                 progress=None if kind == "area" else progress_bar("fine-tuning the counter"),
             )
             print(f"{kind} counter adapted to this board (empty board and start position)")

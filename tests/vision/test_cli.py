@@ -95,7 +95,7 @@ def test_errors_give_exit_codes(files: dict[str, Path], tmp_path: Path) -> None:
     assert cmd.calibrate_camera(args) == 2  # no board in a black picture: said in words
 
 
-@pytest.mark.parametrize("option", ["--steps", "--members"])
+@pytest.mark.parametrize("option", ["--steps", "--members", "--views"])
 @pytest.mark.parametrize("value", ["0", "-2", "many"])
 def test_training_sizes_must_be_positive(
     option: str, value: str, capsys: pytest.CaptureFixture[str]
@@ -129,6 +129,8 @@ def test_the_help_names_the_real_defaults(capsys: pytest.CaptureFixture[str]) ->
     text = " ".join(capsys.readouterr().out.split())
     assert f"default {DeepCounter.ADAPT_STEPS} deep, {NetCounter.ADAPT_STEPS} cnn" in text
     assert f"default {MEMBERS};" in text
+    assert DeepCounter.DEFAULT_VIEWS == NetCounter.DEFAULT_VIEWS
+    assert f"default {DeepCounter.DEFAULT_VIEWS}; counting takes" in text
 
 
 @pytest.mark.parametrize("kind", ["cnn", "deep"])
@@ -180,10 +182,12 @@ def test_train_counter_on_a_labelled_folder(
     assert trained.corners == Calibration.load(files["cal"]).corners  # only the counter changed
     small = _parser().parse_args(
         ["train-counter", str(folder), "--calibration", str(files["cal"]), "--out", str(out),
-         "--steps", "20", "--members", "1", "--counter", "cnn"]
+         "--steps", "20", "--members", "1", "--counter", "cnn", "--views", "2"]
     )
     assert small.func(small) == 0
-    assert Calibration.load(out).counter["kind"] == "cnn"  # type: ignore[index]
+    assert "each pit read in 2 views" in capsys.readouterr().out
+    stored = Calibration.load(out).counter
+    assert stored is not None and stored["kind"] == "cnn" and stored["views"] == 2
     # bad input: an empty folder, a missing calibration
     (tmp_path / "none").mkdir()
     bad = _parser().parse_args(

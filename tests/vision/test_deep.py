@@ -148,3 +148,26 @@ def test_without_pytorch_a_deep_counter_counts_but_does_not_learn(
     learner = PositionLearner(counter, net_steps=20)
     assert learner.add(crops, pits) is None
     assert learner.counter is counter
+
+
+def test_views_average_the_turned_and_mirrored_crop() -> None:
+    """Eight views equal the mean of the one-view beliefs of the eight turned crops."""
+    from vision.counter import shape_beliefs
+
+    one = DeepCounter.builtin()
+    assert one.view_count == 1  # the default: eight views cost eight times the time
+    counter = one.with_views(8)
+    crops = _rendered([2, 5, 7], 12, size=SIDE)
+    turned = [v for c in crops for q in (c, c[:, ::-1]) for v in (np.rot90(q, k) for k in range(4))]
+    raw = np.mean([n.predict_proba(prepare_deep(turned)) for n in counter.networks], axis=0)
+    by_crop = raw.reshape(len(crops), 8, -1).mean(axis=1)
+    assert np.allclose(counter.beliefs(crops), shape_beliefs(by_crop), atol=1e-5)
+    assert not np.allclose(counter.beliefs(crops), one.beliefs(crops), atol=1e-3)
+    # A pit turned by a quarter reads the same with every view averaged.
+    quarter = [np.ascontiguousarray(np.rot90(c)) for c in crops]
+    assert np.allclose(counter.beliefs(quarter), counter.beliefs(crops), atol=1e-5)
+    # Stored, and kept by adapting; bad values refused.
+    again = counter_from_json(json.loads(json.dumps(counter.with_views(4).to_json())))
+    assert isinstance(again, DeepCounter) and again.view_count == 4
+    with pytest.raises(ValueError, match="views"):
+        counter.with_views(3)
