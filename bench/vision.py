@@ -107,7 +107,8 @@ def bench_dataset(args: argparse.Namespace) -> int:
     if isinstance(counter, EnsembleCounter):
         if args.views is not None:
             counter = counter.with_views(args.views)
-        label += f"; each pit read in {counter.view_count} views"
+        plural = "s" if counter.view_count > 1 else ""
+        label += f"; each pit read in {counter.view_count} view{plural}"
     print(f"counter: {label}")
     print(f"evaluated on: {args.dataset} split={args.split}, {len(examples)} images")
     beliefs = counter.beliefs([e.image for e in examples])

@@ -129,12 +129,21 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
         "--counter",
         choices=["area", "deep", "cnn"],
         default="area",
-        help="area: compare each pit with itself empty (instant); deep or cnn: fine-tune "
-        "the deeper networks (needs PyTorch, the 'learn' extra) or the small numpy ones on "
-        "the two views (a few minutes per network)",
+        help="area (default, instant): compare each pit with itself empty; deep or cnn: "
+        "fine-tune the deeper networks (needs PyTorch, the 'learn' extra) or the small "
+        "numpy ones on the two views, a few minutes per network (on real photographs they "
+        "then know only 0 and 4 seeds: give them more with train-counter)",
     )
     add_fine_tuning_options(parser, " for --counter deep or cnn")
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
+
+
+TWO_VIEWS_WARNING = (
+    "networks fine-tuned on the empty board and the start position alone learn only 0 and 4 "
+    "seeds (on real photographs they count 24 % of pits right); count with 'area' until "
+    "`oware-companion train-counter` has labelled photos of more counts"
+)
+"""Measured: ``bench/vision.py --adapt DIR --adapt-counts 0,4`` on the development photographs."""
 
 
 def default_calibration_path() -> Path:
@@ -236,7 +245,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
     temps = ", ".join(f"{n.temperature:.2f}" for n in counter.networks)
     print(
         f"wrote {out} ({len(counter.networks)} networks, temperatures {temps};"
-        f" each pit read in {counter.view_count} views)"
+        f" each pit read in {counter.view_count} view{'s' if counter.view_count > 1 else ''})"
     )
     return 0
 
@@ -342,6 +351,8 @@ def calibrate_camera(args: argparse.Namespace) -> int:
                 progress=None if kind == "area" else progress_bar("fine-tuning the counter"),
             )
             print(f"{kind} counter adapted to this board (empty board and start position)")
+            if kind != "area":
+                print(f"warning: {TWO_VIEWS_WARNING}", file=sys.stderr)
         out.parent.mkdir(parents=True, exist_ok=True)
         calibration.save(out)
     except (CalibrationError, SourceError, OSError, ValueError) as exc:
