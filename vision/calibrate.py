@@ -23,7 +23,7 @@ import numpy.typing as npt
 from vision.area import AreaCounter, AreaModel
 from vision.calibration import Calibration, CalibrationError
 from vision.counter import Counter, PitCounter
-from vision.ensemble import MEMBERS, EnsembleCounter
+from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
 from vision.layout import BoardLayout
 from vision.locate import find_board
 from vision.net_counter import NetCounter
@@ -88,10 +88,10 @@ def teach(
     pit as 0 or 4 (23.9 % exact, the rendered rehearsal does not carry over to
     real seeds); the networks need labelled photos of more counts
     (``train-counter``, or learning from the game from a counter that
-    already counts). It takes
-    a few minutes (``progress`` gets the steps); ``members`` networks are
-    fine-tuned and averaged (default :data:`vision.ensemble.MEMBERS`), each
-    reading ``views`` turned views of a pit (default: the counter's own).
+    already counts). It takes a few minutes (``progress`` gets the steps);
+    ``members`` networks are fine-tuned and averaged (default
+    :data:`vision.ensemble.MEMBERS`), each reading ``views`` turned views of
+    a pit (default: the counter's own).
     """
     if counter not in ("area", "cnn", "deep"):
         raise ValueError(f"unknown counter {counter!r}: use 'area', 'cnn' or 'deep'")
@@ -141,6 +141,8 @@ class PositionLearner:
     """Refit after this many confirmed positions."""
     net_steps: int = 300
     """Fine-tuning steps per refit of a network counter (each refit builds on the last)."""
+    train_threads: int = 1
+    """Threads a refit may train on: the rest are the camera's (see training_threads)."""
     _crops: dict[int, list[Image]] = field(default_factory=dict, init=False)
     _areas: dict[int, list[float]] = field(default_factory=dict, init=False)
     _since_refit: int = field(default=0, init=False)
@@ -203,7 +205,8 @@ class PositionLearner:
         if isinstance(self.counter, EnsembleCounter):
             # From the current networks, briefly: refits add up over the game.
             size = len(self.counter.networks)  # every member builds on its own last refit
-            return self.counter.adapt(crops, counts, steps=self.net_steps, members=size)
+            with training_threads(self.train_threads):
+                return self.counter.adapt(crops, counts, steps=self.net_steps, members=size)
         assert isinstance(self._base, Counter)
         return self._base.adapt(crops, counts)
 

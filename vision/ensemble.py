@@ -39,7 +39,8 @@ implements :meth:`EnsembleCounter._fine_tune_one` for one member.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
@@ -264,6 +265,27 @@ class EnsembleCounter(Generic[Net]):
     def builtin(cls) -> Self:
         """The networks trained on rendered boards (:attr:`TRAIN_COMMAND`)."""
         return cls.from_json(load_model_json(cls.MODEL_PATH, cls.TRAIN_COMMAND))
+
+
+@contextlib.contextmanager
+def training_threads(n: int) -> Iterator[None]:
+    """Let PyTorch train on at most ``n`` threads inside the block (its pool is process-wide).
+
+    Learning from the game runs beside the camera's frame loop: a refit that
+    took every core would make the live view stutter. Without PyTorch (the
+    small numpy network) this does nothing.
+    """
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def views_of(x: Inputs, views: int) -> Inputs:

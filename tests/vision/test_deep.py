@@ -117,8 +117,11 @@ def test_bad_training_input_is_refused() -> None:
 
 def test_the_game_teaches_a_deep_counter() -> None:
     """Confirmed positions refit a deep counter in place (it used to fall to the feature model)."""
+    import torch
+
     from vision.calibrate import PositionLearner
 
+    threads = torch.get_num_threads()
     counter = DeepCounter.builtin()
     learner = PositionLearner(counter, net_steps=20)
     pits = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]
@@ -127,6 +130,7 @@ def test_the_game_teaches_a_deep_counter() -> None:
     assert refit.source == "adapted"
     assert len(refit.networks) == len(counter.networks)
     assert learner.examples == 12
+    assert torch.get_num_threads() == threads  # the refit trained on one, then gave them back
     # Each refit starts from the last one: the weights moved.
     before, after = counter.networks[0].convs[0].weight, refit.networks[0].convs[0].weight
     assert not np.allclose(before, after)
@@ -171,3 +175,17 @@ def test_views_average_the_turned_and_mirrored_crop() -> None:
     assert isinstance(again, DeepCounter) and again.view_count == 4
     with pytest.raises(ValueError, match="views"):
         counter.with_views(3)
+
+
+def test_training_threads_are_limited_inside_and_restored_after() -> None:
+    import torch
+
+    from vision.ensemble import training_threads
+
+    torch.set_num_threads(2)
+    with training_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2
+    with pytest.raises(RuntimeError), training_threads(1):
+        raise RuntimeError("a failed refit")
+    assert torch.get_num_threads() == 2
