@@ -44,11 +44,12 @@ def positive_int(text: str) -> int:
 
 
 def add_fine_tuning_options(parser: argparse.ArgumentParser, scope: str = "") -> None:
-    """``--steps`` and ``--members`` of a network fine-tuning (``scope``: " for --counter cnn").
+    """``--steps``, ``--members`` and ``--views`` of a network counter (``scope``: " for …").
 
-    Both default to None, meaning the counter's own ADAPT_STEPS and
-    vision.ensemble.MEMBERS: the vision package is not imported here (see
-    above), so the handlers fill them in and the help names the values.
+    All default to None, meaning the counter's own ADAPT_STEPS and
+    DEFAULT_VIEWS and vision.ensemble.MEMBERS: the vision package is not
+    imported here (see above), so the handlers fill them in and the help names
+    the values (a test keeps the two in step).
     """
     parser.add_argument(
         "--steps",
