@@ -56,7 +56,7 @@ from companion.commands.vision import add_fine_tuning_options, progress_bar
 from vision.counter import Counter, PitCounter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.deep_counter import DeepCounter
-from vision.ensemble import MEMBERS, EnsembleCounter
+from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
 from vision.net_counter import NetCounter
 
 
@@ -83,14 +83,14 @@ def bench_dataset(args: argparse.Namespace) -> int:
         chosen = [e for e in chosen if e.path.name not in held]  # never train on what we score
         images, counts = [e.image for e in chosen], [e.count for e in chosen]
         start = time.perf_counter()
-        if isinstance(counter, DeepCounter):
-            _train_on_every_core()
         if isinstance(counter, EnsembleCounter):
             steps = args.steps or counter.ADAPT_STEPS
             progress = progress_bar("fine-tuning")
-            counter = counter.adapt(
-                images, counts, steps=steps, progress=progress, members=args.members
-            )
+            # Train on every core (this script pins numpy's counting to one).
+            with training_threads(os.cpu_count() or 1):
+                counter = counter.adapt(
+                    images, counts, steps=steps, progress=progress, members=args.members
+                )
             label = (
                 f"built-in {args.counter}, {args.members} networks fine-tuned"
                 f" ({steps} steps each) on"
@@ -134,16 +134,6 @@ def bench_dataset(args: argparse.Namespace) -> int:
         f"{len(examples) / statistics.median(times):.0f}"
     )
     return 0
-
-
-def _train_on_every_core() -> None:
-    """Let PyTorch train on every core (this script pins numpy's counting to one)."""
-    from vision.deep_train import torch_available
-
-    if torch_available():
-        import torch
-
-        torch.set_num_threads(os.cpu_count() or 1)
 
 
 def _scratch(chosen: list[Example]) -> Counter:

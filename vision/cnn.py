@@ -54,10 +54,20 @@ CHANNELS = (16, 32, 48)
 HIDDEN = 64
 """Width of the dense layer between the pooled features and the counts."""
 
-_yy, _xx = np.mgrid[0:SIDE, 0:SIDE].astype(np.float32)
-_R = np.sqrt((_xx - (SIDE - 1) / 2) ** 2 + (_yy - (SIDE - 1) / 2) ** 2) / SIDE
-_RING = _R > 0.49
-"""The crop's corners: bare wood around the pit (its colour is the reference)."""
+
+def wood_ring(side: int) -> npt.NDArray[np.bool_]:
+    """The corners of a side × side crop: bare wood around the pit (its colour is the reference)."""
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    return np.asarray(np.hypot(xx - (side - 1) / 2, yy - (side - 1) / 2) / side > 0.49)
+
+
+def relative_to_wood(img: Tensor, ring: npt.NDArray[np.bool_]) -> Tensor:
+    """A BGR float image → colour relative to the median of its ``ring`` (the wood), / 48."""
+    ref = np.median(img[ring], axis=0)
+    return np.asarray((img - ref[None, None, :]) / 48.0, np.float32)
+
+
+_RING = wood_ring(SIDE)
 
 
 def prepare(crop: Image) -> Tensor:
@@ -73,8 +83,7 @@ def normalise(img: Tensor) -> Tensor:
     current light) and dividing by a fixed scale removes most of what the
     lighting and the wood's tint change, so the network learns seeds, not lamps.
     """
-    ref = np.median(img[_RING], axis=0)
-    return np.asarray((img - ref[None, None, :]) / 48.0, np.float32)
+    return relative_to_wood(img, _RING)
 
 
 def prepare_many(crops: Sequence[Image]) -> Tensor:

@@ -2,8 +2,8 @@
 
 Where its weights come from:
 
-* ``vision/models/counter_deep.json``, written by ``python -m vision.train
-  --model deep`` from rendered pits only (:mod:`vision.synth`): data the
+* ``vision/models/counter_deep.json`` (:meth:`DeepCounter.model_path`), written by
+  ``python -m vision.train --model deep`` from rendered pits only (:mod:`vision.synth`): data the
   repository makes, so the weights may be committed;
 * :meth:`DeepCounter.adapt`: fine-tuned with PyTorch (:mod:`vision.deep_train`,
   the ``learn`` extra) on labelled crops of the user's own board. The result
@@ -22,14 +22,10 @@ the shaping of the top class are shared with the small network's counter
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from vision.deep_net import DeepNetwork, prepare_deep
-from vision.ensemble import EnsembleCounter, Holdout, Image, Inputs, Progress, rehearsal_pits
-
-MODEL_PATH = Path(__file__).with_name("models") / "counter_deep.json"
-"""The built-in network, trained on rendered pits by ``python -m vision.train --model deep``."""
+from vision.ensemble import EnsembleCounter, Image, Inputs, Progress, TrainingSet
 
 ADAPT_STEPS = 1500
 """Fine-tuning batches (of 64) per member: about two minutes on two cores."""
@@ -41,8 +37,6 @@ class DeepCounter(EnsembleCounter[DeepNetwork]):
     """Turns pit crops into beliefs over seed counts with the deeper network."""
 
     KIND = "deep"
-    MODEL_PATH = MODEL_PATH
-    TRAIN_COMMAND = "python -m vision.train --model deep"
     ADAPT_STEPS = ADAPT_STEPS
 
     @staticmethod
@@ -61,27 +55,23 @@ class DeepCounter(EnsembleCounter[DeepNetwork]):
     def _fine_tune_one(
         self,
         start: DeepNetwork,
-        crops: Sequence[Image],
-        ys: list[int],
-        part: Holdout,
+        data: TrainingSet,
         steps: int,
-        rehearsal: int,
         seed: int,
         progress: Progress | None,
     ) -> DeepNetwork:
         from vision.deep_train import export, fit  # PyTorch: only when fine-tuning
 
-        extra_crops, extra_counts = rehearsal_pits(part.missing, rehearsal, seed)
         module = fit(
-            [crops[i] for i in part.keep],
-            [ys[i] for i in part.keep],
+            data.crops,
+            data.counts,
             start.classes,
             steps=steps,
             seed=seed,
             start=start,
             peak_lr=ADAPT_LR,
             # rendered pits fill a share of each batch: as many as the counts they stand for
-            extra=(extra_crops, extra_counts, len(part.missing) / start.classes),
+            extra=(data.rehearsal_crops, data.rehearsal_counts, data.rehearsal_share),
             progress=progress,
         )
         return export(module, start.width)

@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.cnn import _conv, _decode, _encode, _pool
+from vision.cnn import _conv, _decode, _encode, _pool, relative_to_wood, wood_ring
 from vision.model import softmax
 
 Image = npt.NDArray[Any]
@@ -51,15 +51,12 @@ LAYERS = (1, 1, 0, 2, 2, 0, 4, 4, 0, 4)
 WIDTH = 16
 """Channels of the first convolutions (the default width)."""
 
-_yy, _xx = np.mgrid[0:SIDE, 0:SIDE].astype(np.float32)
-_RING = np.sqrt((_xx - (SIDE - 1) / 2) ** 2 + (_yy - (SIDE - 1) / 2) ** 2) / SIDE > 0.49
-"""The crop's corners: bare wood around the pit (its colour is the reference)."""
+_RING = wood_ring(SIDE)
 
 
 def normalise_deep(img: Tensor) -> Tensor:
     """A SIDE × SIDE BGR float image → colour relative to the wood at its corners (/ 48)."""
-    ref = np.median(img[_RING], axis=0)
-    return np.asarray((img - ref[None, None, :]) / 48.0, np.float32)
+    return relative_to_wood(img, _RING)
 
 
 def prepare_deep(crops: Sequence[Image]) -> Tensor:

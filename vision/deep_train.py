@@ -13,11 +13,11 @@ What a training run does, and why:
   contrast, blurs and adds sensor noise; the count never changes under any
   of these.
 * **Counts the user's crops lack are rehearsed** from rendered pits
-  (:func:`vision.net_counter.rehearsal_pits`), so the top classes ("ten or
+  (:func:`vision.ensemble.rehearsal_pits`), so the top classes ("ten or
   more") still mean something on a board photographed only up to nine.
-* **One fifth is held back** (by position, like :mod:`vision.net_counter`)
-  to fit the softmax temperature, so reported confidence matches how often
-  the network is right. Members of an ensemble hold back different fifths.
+* **One fifth is held back** (by position, :mod:`vision.ensemble`) to fit
+  the softmax temperature, so reported confidence matches how often the
+  network is right. Members of an ensemble hold back different fifths.
 
 Measured on the development photographs (5-fold cross-validation inside
 their training split): 88.5–89.6 % exact with one network per fold, against
@@ -130,14 +130,20 @@ def _module(classes: int, width: int) -> Any:
     return Twin()
 
 
+def _conv_pairs(module: Any) -> list[tuple[Any, Any]]:
+    """The twin's (convolution, batch normalisation after it) pairs, in order."""
+    layers = list(module.body)
+    return [
+        (layer, layers[i + 1])
+        for i, layer in enumerate(layers)
+        if layer.__class__.__name__ == "Conv2d"
+    ]
+
+
 def export(module: Any, width: int) -> DeepNetwork:
     """The numpy network of a trained twin (normalisations kept as trained)."""
     convs: list[ConvLayer] = []
-    layers = list(module.body)
-    for i, layer in enumerate(layers):
-        if layer.__class__.__name__ != "Conv2d":
-            continue
-        bn = layers[i + 1]
+    for layer, bn in _conv_pairs(module):
         weight = (
             layer.weight.detach().numpy().transpose(2, 3, 1, 0)
         )  # (out, in, 3, 3) → (3, 3, in, out)
@@ -158,19 +164,16 @@ def export(module: Any, width: int) -> DeepNetwork:
 def load_into(module: Any, network: DeepNetwork) -> None:
     """Copy a stored network's weights into a fresh twin (to fine-tune it)."""
     torch = _torch()
-    layers = list(module.body)
-    convs = iter(network.convs)
     with torch.no_grad():
-        for i, layer in enumerate(layers):
-            if layer.__class__.__name__ != "Conv2d":
-                continue
-            c = next(convs)
-            bn = layers[i + 1]
+        for (layer, bn), c in zip(_conv_pairs(module), network.convs, strict=True):
             layer.weight.copy_(torch.from_numpy(c.weight.transpose(3, 2, 0, 1).copy()))
-            for t, a in ((bn.weight, c.gamma), (bn.bias, c.beta)):
+            for t, a in (
+                (bn.weight, c.gamma),
+                (bn.bias, c.beta),
+                (bn.running_mean, c.mean),
+                (bn.running_var, c.var),
+            ):
                 t.copy_(torch.from_numpy(a))
-            bn.running_mean.copy_(torch.from_numpy(c.mean))
-            bn.running_var.copy_(torch.from_numpy(c.var))
         module.head.weight.copy_(torch.from_numpy(network.head[0].T.copy()))
         module.head.bias.copy_(torch.from_numpy(network.head[1]))
 

@@ -33,13 +33,15 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   the noise between two runs), at 6 instead of 80 crops a second on one
   core. So one view is the default and more are an option.
 
-A subclass names its network's JSON kind, model file and preparation, and
-implements :meth:`EnsembleCounter._fine_tune_one` for one member.
+A subclass names its network's JSON kind and preparation, and implements
+:meth:`EnsembleCounter._fine_tune_one` for one member: the base class has
+already chosen that member's crops and rendered its rehearsal pits.
 """
 
 from __future__ import annotations
 
 import contextlib
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +58,8 @@ Image = npt.NDArray[Any]
 Inputs = npt.NDArray[np.float32]
 Progress = Callable[[int, int], None]
 
+MODELS = Path(__file__).with_name("models")
+"""Where the built-in weights live (made by ``python -m vision.train``)."""
 REHEARSAL = 600
 """Rendered pits mixed in, spread over the counts the user's crops do not cover."""
 FOLDS = 5
@@ -106,7 +110,19 @@ class Holdout:
 
 
 @dataclass
-class EnsembleCounter(Generic[Net]):
+class TrainingSet:
+    """What one member is fine-tuned on: the user's crops it keeps, and rendered rehearsal."""
+
+    crops: list[Image]
+    counts: list[int]
+    rehearsal_crops: list[Image]
+    rehearsal_counts: list[int]
+    rehearsal_share: float
+    """The share of the counts the rehearsal stands for (a batch may give it as much room)."""
+
+
+@dataclass
+class EnsembleCounter(ABC, Generic[Net]):
     """Turns pit crops into beliefs over seed counts: the averaged beliefs of networks."""
 
     networks: list[Net]
@@ -117,11 +133,8 @@ class EnsembleCounter(Generic[Net]):
     """Views of each crop averaged (one of :data:`VIEWS`); None: the kind's DEFAULT_VIEWS."""
 
     KIND: ClassVar[str]
-    """The ``kind`` of the JSON form (what :func:`vision.counter.counter_from_json` reads)."""
-    MODEL_PATH: ClassVar[Path]
-    """The built-in weights, trained on rendered pits only."""
-    TRAIN_COMMAND: ClassVar[str]
-    """The command that writes :attr:`MODEL_PATH` (named when the file is missing)."""
+    """The ``kind`` of the JSON form (what :func:`vision.counter.counter_from_json` reads);
+    also names the built-in weights' file and ``vision.train``'s ``--model``."""
     ADAPT_STEPS: ClassVar[int]
     """Fine-tuning steps per member by default."""
     DEFAULT_VIEWS: ClassVar[int] = 1
@@ -142,27 +155,20 @@ class EnsembleCounter(Generic[Net]):
 
     # -- what a subclass provides -------------------------------------------
     @staticmethod
+    @abstractmethod
     def prepare(crops: Sequence[Image]) -> Inputs:
         """The networks' inputs for pit crops."""
-        raise NotImplementedError
 
     @classmethod
+    @abstractmethod
     def network_from_json(cls, data: dict[str, Any]) -> Net:
-        raise NotImplementedError
+        """One network from its JSON form."""
 
+    @abstractmethod
     def _fine_tune_one(
-        self,
-        start: Net,
-        crops: Sequence[Image],
-        ys: list[int],
-        part: Holdout,
-        steps: int,
-        rehearsal: int,
-        seed: int,
-        progress: Progress | None,
+        self, start: Net, data: TrainingSet, steps: int, seed: int, progress: Progress | None
     ) -> Net:
-        """``start`` fine-tuned on ``part.keep`` (plus rehearsal of ``part.missing``)."""
-        raise NotImplementedError
+        """A copy of ``start`` fine-tuned on ``data`` (its temperature is fitted afterwards)."""
 
     def can_adapt(self) -> bool:
         """Whether :meth:`adapt` can run here (the deep network needs PyTorch)."""
@@ -218,10 +224,16 @@ class EnsembleCounter(Generic[Net]):
             start = self.networks[k % len(self.networks)]
             fold = (FOLDS - 1 - k) % FOLDS  # the first member holds back what one network did
             part = Holdout.of(ys, fold, start.classes)
-            report = _part_of(progress, k, members)
-            network = self._fine_tune_one(
-                start, crops, ys, part, steps or self.ADAPT_STEPS, rehearsal, seed + k, report
+            extra_crops, extra_counts = rehearsal_pits(part.missing, rehearsal, seed + k)
+            data = TrainingSet(
+                [crops[i] for i in part.keep],
+                [ys[i] for i in part.keep],
+                extra_crops,
+                extra_counts,
+                len(part.missing) / start.classes,
             )
+            report = _part_of(progress, k, members)
+            network = self._fine_tune_one(start, data, steps or self.ADAPT_STEPS, seed + k, report)
             if part.back:
                 network.temperature = self.fit_temperature(
                     network, [crops[i] for i in part.back], [ys[i] for i in part.back]
@@ -262,9 +274,15 @@ class EnsembleCounter(Generic[Net]):
         return type(self)(self.networks, self.source, views)
 
     @classmethod
+    def model_path(cls) -> Path:
+        """The built-in weights, trained on rendered pits only by ``vision.train``."""
+        return MODELS / f"counter_{cls.KIND}.json"
+
+    @classmethod
     def builtin(cls) -> Self:
-        """The networks trained on rendered boards (:attr:`TRAIN_COMMAND`)."""
-        return cls.from_json(load_model_json(cls.MODEL_PATH, cls.TRAIN_COMMAND))
+        """The networks trained on rendered boards (``python -m vision.train --model KIND``)."""
+        command = f"python -m vision.train --model {cls.KIND}"
+        return cls.from_json(load_model_json(cls.model_path(), command))
 
 
 @contextlib.contextmanager

@@ -2,8 +2,8 @@
 
 Where its weights come from:
 
-* ``vision/models/counter_cnn.json``, written by ``python -m vision.train
-  --model cnn`` from rendered pits only (:mod:`vision.synth`): data the
+* ``vision/models/counter_cnn.json`` (:meth:`NetCounter.model_path`), written by
+  ``python -m vision.train --model cnn`` from rendered pits only (:mod:`vision.synth`): data the
   repository makes, so the weights may be committed;
 * :meth:`NetCounter.adapt`: fine-tuned on labelled crops of the user's own
   board (the calibration views, positions the referee confirmed, or a folder
@@ -25,26 +25,10 @@ in numpy on one core.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from vision.cnn import Network, prepare_many
-from vision.ensemble import (
-    FOLDS,
-    MEMBERS,
-    REHEARSAL,
-    EnsembleCounter,
-    Holdout,
-    Image,
-    Inputs,
-    Progress,
-    rehearsal_pits,
-)
-
-__all__ = ["ADAPT_STEPS", "FOLDS", "MEMBERS", "REHEARSAL", "NetCounter", "rehearsal_pits"]
-
-MODEL_PATH = Path(__file__).with_name("models") / "counter_cnn.json"
-"""The built-in network, trained on rendered pits by ``python -m vision.train --model cnn``."""
+from vision.ensemble import EnsembleCounter, Image, Inputs, Progress, TrainingSet
 
 ADAPT_STEPS = 3000
 """Fine-tuning steps (batches of 32) per member: about 2–3 minutes on one core."""
@@ -55,8 +39,6 @@ class NetCounter(EnsembleCounter[Network]):
     """Turns pit crops into beliefs over seed counts with the small convolutional network."""
 
     KIND = "cnn"
-    MODEL_PATH = MODEL_PATH
-    TRAIN_COMMAND = "python -m vision.train --model cnn"
     ADAPT_STEPS = ADAPT_STEPS
 
     @staticmethod
@@ -68,21 +50,13 @@ class NetCounter(EnsembleCounter[Network]):
         return Network.from_json(data)
 
     def _fine_tune_one(
-        self,
-        start: Network,
-        crops: Sequence[Image],
-        ys: list[int],
-        part: Holdout,
-        steps: int,
-        rehearsal: int,
-        seed: int,
-        progress: Progress | None,
+        self, start: Network, data: TrainingSet, steps: int, seed: int, progress: Progress | None
     ) -> Network:
-        extra_crops, extra_counts = rehearsal_pits(part.missing, rehearsal, seed)
+        # Rehearsal pits join the pool: each batch draws them as often as any crop.
         network = Network({k: v.copy() for k, v in start.params.items()})
         network.train(
-            [crops[i] for i in part.keep] + extra_crops,
-            [ys[i] for i in part.keep] + extra_counts,
+            data.crops + data.rehearsal_crops,
+            data.counts + data.rehearsal_counts,
             steps=steps,
             lr=ADAPT_LR,
             seed=seed,

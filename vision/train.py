@@ -150,14 +150,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.model == "cnn":
-        from vision.net_counter import MODEL_PATH as CNN_PATH
+        from vision.net_counter import NetCounter
 
-        return train_cnn(args.samples or 4000, args.steps or 4000, args.out or CNN_PATH, args.seed)
+        out = args.out or NetCounter.model_path()
+        return train_cnn(args.samples or 4000, args.steps or 4000, out, args.seed)
     if args.model == "deep":
-        from vision.deep_counter import MODEL_PATH as DEEP_PATH
+        from vision.deep_counter import DeepCounter
 
         steps = args.steps or 1500
-        return train_deep(args.samples or 24000, steps, args.out or DEEP_PATH, args.seed)
+        out = args.out or DeepCounter.model_path()
+        return train_deep(args.samples or 24000, steps, out, args.seed)
     args.samples = args.samples or 2400
     args.out = args.out or MODEL_PATH
     start = time.perf_counter()

@@ -9,8 +9,9 @@ import pytest
 
 from vision.cnn import SIDE, Network, jitter, prepare, training_base
 from vision.counter import MAX_COUNT, counter_from_json
+from vision.ensemble import rehearsal_pits
 from vision.model import softmax
-from vision.net_counter import NetCounter, rehearsal_pits
+from vision.net_counter import NetCounter
 from vision.synth import random_style, render_pit
 
 
