@@ -170,8 +170,18 @@ def test_train_counter_on_a_labelled_folder(
             cv2.imwrite(str(folder / str(count) / f"{i}.png"), crop)
     out = tmp_path / "trained.json"
     args = _parser().parse_args(
-        ["train-counter", str(folder), "--calibration", str(files["cal"]), "--out", str(out),
-         "--steps", "20", "--members", "2"]
+        [
+            "train-counter",
+            str(folder),
+            "--calibration",
+            str(files["cal"]),
+            "--out",
+            str(out),
+            "--steps",
+            "20",
+            "--members",
+            "2",
+        ]
     )
     assert args.func(args) == 0
     text = capsys.readouterr()
@@ -183,8 +193,22 @@ def test_train_counter_on_a_labelled_folder(
     assert len(trained.counter["networks"]) == 2
     assert trained.corners == Calibration.load(files["cal"]).corners  # only the counter changed
     small = _parser().parse_args(
-        ["train-counter", str(folder), "--calibration", str(files["cal"]), "--out", str(out),
-         "--steps", "20", "--members", "1", "--counter", "cnn", "--views", "2"]
+        [
+            "train-counter",
+            str(folder),
+            "--calibration",
+            str(files["cal"]),
+            "--out",
+            str(out),
+            "--steps",
+            "20",
+            "--members",
+            "1",
+            "--counter",
+            "cnn",
+            "--views",
+            "2",
+        ]
     )
     assert small.func(small) == 0
     assert "each pit read in 2 views" in capsys.readouterr().out
