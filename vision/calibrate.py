@@ -86,10 +86,13 @@ def teach(
     calibration's two views alone (0 and 4 seeds) that is a poor counter on
     real photographs: measured on the development set it reads nearly every
     pit as 0 or 4 (23.9 % exact, the rendered rehearsal does not carry over to
-    real seeds); the networks need labelled photos of more counts
-    (``train-counter``, or learning from the game from a counter that
-    already counts). It takes a few minutes (``progress`` gets the steps);
-    ``members`` networks are fine-tuned and averaged (default
+    real seeds). Its beliefs stay wide (the temperature floor of
+    :mod:`vision.ensemble`: the true count inside the 95 % set for every
+    photograph, in sets of about 13 counts), so the referee's rules decide
+    and learning from the game can take the positions it confirms; but the
+    networks need labelled photos of more counts to count well
+    (``train-counter``, or learning from the game). It takes a few minutes
+    (``progress`` gets the steps); ``members`` networks are fine-tuned and averaged (default
     :data:`vision.ensemble.MEMBERS`), each reading ``views`` turned views of
     a pit (default: the counter's own).
     """

@@ -9,7 +9,7 @@ import pytest
 
 from vision.cnn import SIDE, Network, jitter, prepare, training_base
 from vision.counter import MAX_COUNT, counter_from_json
-from vision.ensemble import rehearsal_pits
+from vision.ensemble import FEW_COUNTS, FEW_COUNTS_TEMPERATURE, FOLDS, rehearsal_pits
 from vision.model import softmax
 from vision.net_counter import NetCounter
 from vision.synth import random_style, render_pit
@@ -125,6 +125,26 @@ def test_adapting_keeps_the_counts_the_user_did_not_show() -> None:
     near = [beliefs[i, max(0, n - 1) : n + 2].sum() for i, n in enumerate(tests)]
     assert float(np.mean(near)) > 0.5
     assert not np.all(np.isin(beliefs.argmax(axis=1), [0, 4]))
+
+
+def test_crops_of_few_counts_cannot_make_the_networks_sure() -> None:
+    """Fitted on held-back crops of 0 and 4 seeds alone, a temperature would claim what it
+    never checked: it is floored there, and fitted as usual once the crops show more counts."""
+    style = random_style(np.random.default_rng(51))
+    rng = np.random.default_rng(52)
+    few = [0, 4] * 10
+    many = [0, 1, 2, 3, 4, 5] * 4
+    start = NetCounter.builtin()
+    narrow = start.adapt([render_pit(n, style, rng, size=80) for n in few], few, steps=40)
+    assert narrow.networks[0].temperature >= FEW_COUNTS_TEMPERATURE
+    crops = [render_pit(n, style, rng, size=80) for n in many]
+    wide = start.adapt(crops, many, steps=40)
+    back = list(range(FOLDS - 1, len(many), FOLDS))  # the first member's held-back fifth
+    assert len({many[i] for i in back}) >= FEW_COUNTS
+    fitted = NetCounter.fit_temperature(
+        wide.networks[0], [crops[i] for i in back], [many[i] for i in back]
+    )
+    assert wide.networks[0].temperature == fitted
 
 
 def test_an_ensemble_averages_networks_that_each_held_back_another_fifth() -> None:

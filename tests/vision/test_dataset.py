@@ -8,8 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.calibrate import PositionLearner
 from vision.counter import Counter, credible_set
 from vision.dataset import is_held_out, load_folder, per_count_subset
+from vision.ensemble import FEW_COUNTS_TEMPERATURE
+from vision.net_counter import NetCounter
 from vision.synth import random_style, render_pit
 
 REAL = Path("/work/shared/datasets/awale-pits-dev")
@@ -60,3 +63,25 @@ def test_adapted_counter_on_held_out_real_photos() -> None:
     assert float(np.mean(pred == truth)) >= 0.6
     coverage = np.mean([t in credible_set(b, 0.95) for b, t in zip(beliefs, truth, strict=True)])
     assert coverage >= 0.95
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL.is_dir(), reason=f"real pit photographs not present at {REAL}")
+def test_a_counter_calibrated_on_two_counts_still_learns_from_the_game() -> None:
+    """The calibration step shows only 0 and 4 seeds. Fine-tuned on those real photographs,
+    a network reads a 5-seed pit as 4, sure of it; learning from the game refuses a position
+    the counter gives less than 1 %, so it would never learn 5. Its temperature is floored
+    (vision.ensemble.FEW_COUNTS_TEMPERATURE): the position after a first move is taken."""
+    train = load_folder(REAL, "train")
+    held = load_folder(REAL, "held_out")
+    calibration = [e for e in train if e.count in (0, 4)]
+    counter = NetCounter.builtin().adapt(
+        [e.image for e in calibration], [e.count for e in calibration], steps=200
+    )
+    assert counter.networks[0].temperature >= FEW_COUNTS_TEMPERATURE
+    by_count: dict[int, list[np.ndarray]] = {}
+    for e in held:
+        by_count.setdefault(e.count, []).append(e.image)
+    after_a_move = [4, 4, 5, 5, 5, 5, 4, 4, 4, 4, 4, 0]
+    crops = [by_count[c][i % len(by_count[c])] for i, c in enumerate(after_a_move)]
+    assert PositionLearner(counter, net_steps=5).add(crops, after_a_move) is not None
