@@ -169,20 +169,8 @@ def test_train_counter_on_a_labelled_folder(
             crop = render_pit(count, board.style, rng, size=90)
             cv2.imwrite(str(folder / str(count) / f"{i}.png"), crop)
     out = tmp_path / "trained.json"
-    args = _parser().parse_args(
-        [
-            "train-counter",
-            str(folder),
-            "--calibration",
-            str(files["cal"]),
-            "--out",
-            str(out),
-            "--steps",
-            "20",
-            "--members",
-            "2",
-        ]
-    )
+    train = ["train-counter", str(folder), "--calibration", str(files["cal"]), "--out", str(out)]
+    args = _parser().parse_args([*train, "--steps", "20", "--members", "2"])
     assert args.func(args) == 0
     text = capsys.readouterr()
     assert "12 labelled pit photos, counts [0, 1, 2, 3]; fine-tuning the deep counter" in text.out
@@ -193,22 +181,7 @@ def test_train_counter_on_a_labelled_folder(
     assert len(trained.counter["networks"]) == 2
     assert trained.corners == Calibration.load(files["cal"]).corners  # only the counter changed
     small = _parser().parse_args(
-        [
-            "train-counter",
-            str(folder),
-            "--calibration",
-            str(files["cal"]),
-            "--out",
-            str(out),
-            "--steps",
-            "20",
-            "--members",
-            "1",
-            "--counter",
-            "cnn",
-            "--views",
-            "2",
-        ]
+        [*train, "--steps", "20", "--members", "1", "--counter", "cnn", "--views", "2"]
     )
     assert small.func(small) == 0
     assert "each pit read in 2 views" in capsys.readouterr().out
