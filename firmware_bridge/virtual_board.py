@@ -437,6 +437,11 @@ class VirtualBoard:
         self._drop_frames = 0
         self.plugged_at = 0.0
 
+    @property
+    def samples(self) -> int:
+        """Readings sent since the last boot (the number in the latest Reading's ``sample``)."""
+        return self._sample
+
     # lifecycle
 
     def start(self) -> VirtualBoard:

@@ -141,13 +141,13 @@ def test_device_commands_over_the_pty() -> None:
     board.start()
     link = SerialLink(board.port)
     link.open()
-    readings: list[tuple[float, Reading]] = []
+    readings: list[Reading] = []
     hellos: list[Hello] = []
 
     def pump() -> None:
         for item in link:
             if isinstance(item, Reading):
-                readings.append((time.monotonic(), item))
+                readings.append(item)
             elif isinstance(item, Hello):
                 hellos.append(item)
 
@@ -162,10 +162,18 @@ def test_device_commands_over_the_pty() -> None:
         assert link.request(MsgType.SET_LEDS, leds_payload(colors)).status == AckStatus.OK
         assert board.leds == colors
         assert link.request(MsgType.SET_RATE, rate_payload(10)).status == AckStatus.OK
-        time.sleep(0.3)
-        n = len(readings)
-        time.sleep(1.0)
-        assert 7 <= len(readings) - n <= 13  # about 10 readings a second now
+        # Ten readings a second of the board's own clock: on a loaded machine it falls
+        # behind the wall clock and skips ahead, so wall-clock seconds would prove nothing.
+        t0, s0 = board.t, board.samples
+        deadline = time.monotonic() + 10
+        while board.t < t0 + 2.0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        t1, s1 = board.t, board.samples
+        assert t1 >= t0 + 2.0
+        assert abs((s1 - s0) - 10 * (t1 - t0)) <= 1.5  # at 80 a second it would be 160
+        while not any(r.sample >= s1 for r in readings) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert any(r.sample >= s1 for r in readings)  # and they reach the host
         assert link.request(MsgType.SET_RATE, b"\x21").status == AckStatus.BAD_ARGUMENT
         assert link.request(0x9F).status == AckStatus.UNKNOWN_COMMAND
         ack = link.request(MsgType.CALIBRATE, struct.pack("<BI", 3, 0))
