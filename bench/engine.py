@@ -58,28 +58,34 @@ def bench_search(count: int, seconds: float) -> None:
     for p in middlegame_positions(count):
         searcher = Searcher()
         board = to_relative(p.pits, p.to_move)
-        r = searcher.search(board, p.stores[p.to_move], p.stores[1 - p.to_move],
-                            seconds=seconds, exact_all=False)
+        r = searcher.search(
+            board, p.stores[p.to_move], p.stores[1 - p.to_move], seconds=seconds, exact_all=False
+        )
         nps.append(r.nodes / max(r.seconds, 1e-9))
         depths.append(r.depth)
     print(f"search: {count} middlegame positions, {seconds} s each")
-    print(f"  nodes per second: median {statistics.median(nps):,.0f} "
-          f"(min {min(nps):,.0f}, max {max(nps):,.0f})")
-    print(f"  depth reached:    median {statistics.median(depths)} "
-          f"(min {min(depths)}, max {max(depths)})")
+    print(
+        f"  nodes per second: median {statistics.median(nps):,.0f} "
+        f"(min {min(nps):,.0f}, max {max(nps):,.0f})"
+    )
+    print(
+        f"  depth reached:    median {statistics.median(depths)} "
+        f"(min {min(depths)}, max {max(depths)})"
+    )
 
 
 def bench_build(max_seeds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         layers: list[dict[str, int | float]] = []
         started = time.perf_counter()
-        endgame_store.build(max_seeds, root=Path(tmp), show_progress=False,
-                            on_layer=layers.append)
+        endgame_store.build(max_seeds, root=Path(tmp), show_progress=False, on_layer=layers.append)
         total = time.perf_counter() - started
     print(f"endgame build up to {max_seeds} seeds: {total:.1f} s")
     for info in layers:
-        print(f"  layer {int(info['seeds']):2d}: {int(info['positions']):>11,} positions "
-              f"{int(info['sweeps']):3d} sweeps {info['seconds']:8.2f} s")
+        print(
+            f"  layer {int(info['seeds']):2d}: {int(info['positions']):>11,} positions "
+            f"{int(info['sweeps']):3d} sweeps {info['seconds']:8.2f} s"
+        )
 
 
 def _database() -> tuple[np.ndarray | None, int]:
@@ -102,8 +108,9 @@ def play_match(games: int, seconds: float, seed: int) -> None:
     played = 0
     try:
         for game in range(games):
-            result, promised, line = _match_game(game, seconds, rng, searcher, values, db_max,
-                                                 opening)
+            result, promised, line = _match_game(
+                game, seconds, rng, searcher, values, db_max, opening
+            )
             played += 1
             points += result
             wins += result == 1.0
@@ -111,22 +118,35 @@ def play_match(games: int, seconds: float, seed: int) -> None:
             losses += result == 0.0
             broken = promised is not None and result < promised
             promise_broken += broken
-            note = ("" if promised is None else
-                    f" db-promise {promised} {'BROKEN' if broken else 'kept'}")
+            note = (
+                ""
+                if promised is None
+                else f" db-promise {promised} {'BROKEN' if broken else 'kept'}"
+            )
             print(f"  game {game + 1:3d}: {line}{note}  total {points}/{played}", flush=True)
     except KeyboardInterrupt:  # stopped early: report the games played
         print("  (interrupted)")
     elapsed = time.perf_counter() - started
-    print(f"match: engine vs MCTS (random rollouts), {played} games, {seconds} s per move, "
-          f"databases up to {db_max} seeds")
-    print(f"  engine score: {points}/{played} = {100 * points / max(played, 1):.1f}% "
-          f"(+{wins} ={draws} -{losses}); games with a database position lost below its "
-          f"value: {promise_broken}; {elapsed:.0f} s")
+    print(
+        f"match: engine vs MCTS (random rollouts), {played} games, {seconds} s per move, "
+        f"databases up to {db_max} seeds"
+    )
+    print(
+        f"  engine score: {points}/{played} = {100 * points / max(played, 1):.1f}% "
+        f"(+{wins} ={draws} -{losses}); games with a database position lost below its "
+        f"value: {promise_broken}; {elapsed:.0f} s"
+    )
 
 
-def _match_game(game: int, seconds: float, rng: np.random.Generator, searcher: Searcher,
-                values: np.ndarray | None, db_max: int,
-                opening: list[int]) -> tuple[float, float | None, str]:
+def _match_game(
+    game: int,
+    seconds: float,
+    rng: np.random.Generator,
+    searcher: Searcher,
+    values: np.ndarray | None,
+    db_max: int,
+    opening: list[int],
+) -> tuple[float, float | None, str]:
     """One game of the match; ``opening`` is shared by each pair of games (updated here)."""
     engine_side = game % 2
     if game % 2 == 0:  # a new random opening for each pair of games
@@ -159,8 +179,10 @@ def _match_game(game: int, seconds: float, rng: np.random.Generator, searcher: S
     scores = p.scores
     mine_final, theirs_final = scores[engine_side], scores[1 - engine_side]
     result = 1.0 if mine_final > theirs_final else 0.5 if mine_final == theirs_final else 0.0
-    line = (f"engine {'South' if engine_side == 0 else 'North'} {mine_final}-{theirs_final} "
-            f"({p.ending.reason if p.ending else '?'})")
+    line = (
+        f"engine {'South' if engine_side == 0 else 'North'} {mine_final}-{theirs_final} "
+        f"({p.ending.reason if p.ending else '?'})"
+    )
     return result, promised, line
 
 
@@ -177,37 +199,57 @@ def tune(games: int, nodes: int, seed: int, candidate: list[int] | None = None) 
             for _ in range(4):
                 p0 = p0.play(int(rng.choice(p0.legal_moves())))
         p = p0
-        searchers = {default_side: Searcher(weights=players["default"]),
-                     1 - default_side: Searcher(weights=players["material"])}
+        searchers = {
+            default_side: Searcher(weights=players["default"]),
+            1 - default_side: Searcher(weights=players["material"]),
+        }
         while not p.is_over:
             mover = p.to_move
             board = to_relative(p.pits, mover)
-            r = searchers[mover].search(board, p.stores[mover], p.stores[1 - mover],
-                                        nodes=nodes, exact_all=False)
+            r = searchers[mover].search(
+                board, p.stores[mover], p.stores[1 - mover], nodes=nodes, exact_all=False
+            )
             p = p.play(r.best + 6 * mover)
         s = p.scores
-        points += 1.0 if s[default_side] > s[1 - default_side] else (
-            0.5 if s[default_side] == s[1 - default_side] else 0.0)
-    print(f"tune: default weights {DEFAULT_WEIGHTS.tolist()} vs {other.tolist()}, "
-          f"{games} games at {nodes} nodes/move: {points}/{games} "
-          f"= {100 * points / games:.1f}%")
+        points += (
+            1.0
+            if s[default_side] > s[1 - default_side]
+            else (0.5 if s[default_side] == s[1 - default_side] else 0.0)
+        )
+    print(
+        f"tune: default weights {DEFAULT_WEIGHTS.tolist()} vs {other.tolist()}, "
+        f"{games} games at {nodes} nodes/move: {points}/{games} "
+        f"= {100 * points / games:.1f}%"
+    )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--search", action="store_true", help="nodes/s and depth in --time s")
     parser.add_argument("--positions", type=int, default=10, help="middlegame positions")
-    parser.add_argument("--build", type=int, default=None, metavar="N",
-                        help="time an endgame build up to N seeds (in a temporary directory)")
+    parser.add_argument(
+        "--build",
+        type=int,
+        default=None,
+        metavar="N",
+        help="time an endgame build up to N seeds (in a temporary directory)",
+    )
     parser.add_argument("--match", action="store_true", help="engine vs MCTS match")
     parser.add_argument("--tune", action="store_true", help="evaluation weights self-play")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--time", type=float, default=1.0, help="seconds per move / search")
     parser.add_argument("--nodes", type=int, default=30_000, help="nodes per move for --tune")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--weights", type=int, nargs=5, default=None, metavar="W",
-                        help="--tune: candidate weights (captured on_side vulnerable empty kroo)")
+    parser.add_argument(
+        "--weights",
+        type=int,
+        nargs=5,
+        default=None,
+        metavar="W",
+        help="--tune: candidate weights (captured on_side vulnerable empty kroo)",
+    )
     args = parser.parse_args()
     if not (args.search or args.build is not None or args.match or args.tune):
         args.search = True

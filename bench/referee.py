@@ -37,8 +37,11 @@ def sessions(rules: str, options: dict[str, Any], games: int) -> list[Session]:
         moves = random_game(start, 80, seed)
         style = "seed" if seed % 2 else "settled"
         mistakes = [(5, "skip"), (15, "disturbed")] if len(moves) > 20 else []
-        out.append(render_game(start, moves, style=style, noise=0.2, hands=0.3, seed=seed,
-                               mistakes=mistakes))
+        out.append(
+            render_game(
+                start, moves, style=style, noise=0.2, hands=0.3, seed=seed, mistakes=mistakes
+            )
+        )
     return out
 
 
@@ -79,8 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--rules", default="abapa")
     ap.add_argument("--players", type=int, default=None)
-    ap.add_argument("--fps", type=float, default=30.0, help="live source rate for the "
-                    "second replay figure (default 30, a camera)")
+    ap.add_argument(
+        "--fps",
+        type=float,
+        default=30.0,
+        help="live source rate for the second replay figure (default 30, a camera)",
+    )
     args = ap.parse_args(argv)
     options: dict[str, Any] = {} if args.players is None else {"players": args.players}
     rendered = sessions(args.rules, options, args.games)
@@ -95,19 +102,26 @@ def main(argv: list[str] | None = None) -> int:
             if events:
                 latencies.append(dt * 1000)
 
-    dense = [[session_header(s.start), *(o.to_json() for o in s.observations)]
-             for s in rendered]
+    dense = [[session_header(s.start), *(o.to_json() for o in s.observations)] for s in rendered]
     count, rate = replay_rate(dense)
     live, live_rate = replay_rate([at_frame_rate(log, args.fps) for log in dense])
 
-    print(f"rules {args.rules} {options or ''}: {len(rendered)} sessions, {count} observations, "
-          f"{len(latencies)} settling observations with events")
-    print(f"settle -> event latency: median {statistics.median(latencies):.2f} ms, "
-          f"p99 {percentile(latencies, 0.99):.2f} ms, max {max(latencies):.2f} ms")
-    print(f"replay throughput, dense sessions (every observation a new state): "
-          f"median {rate:,.0f} observations/s")
-    print(f"replay throughput at a {args.fps:.0f} fps source rate ({live} observations, each "
-          f"state held {1 / args.fps * REPEAT:.2f} s): median {live_rate:,.0f} observations/s")
+    print(
+        f"rules {args.rules} {options or ''}: {len(rendered)} sessions, {count} observations, "
+        f"{len(latencies)} settling observations with events"
+    )
+    print(
+        f"settle -> event latency: median {statistics.median(latencies):.2f} ms, "
+        f"p99 {percentile(latencies, 0.99):.2f} ms, max {max(latencies):.2f} ms"
+    )
+    print(
+        f"replay throughput, dense sessions (every observation a new state): "
+        f"median {rate:,.0f} observations/s"
+    )
+    print(
+        f"replay throughput at a {args.fps:.0f} fps source rate ({live} observations, each "
+        f"state held {1 / args.fps * REPEAT:.2f} s): median {live_rate:,.0f} observations/s"
+    )
     return 0
 
 

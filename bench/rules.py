@@ -56,8 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for rules, options, label in cases:
         rates = [playout_rate(rules, options, args.seconds, seed) for seed in range(args.runs)]
-        print(f"{label:24s} median {statistics.median(rates):10,.0f} moves/s "
-              f"(runs: {', '.join(f'{r:,.0f}' for r in rates)})")
+        print(
+            f"{label:24s} median {statistics.median(rates):10,.0f} moves/s "
+            f"(runs: {', '.join(f'{r:,.0f}' for r in rates)})"
+        )
     return 0
 
 

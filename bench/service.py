@@ -63,9 +63,19 @@ def _rss_mb(pid: int) -> float:
 
 def _start(data: Path, port: int) -> subprocess.Popen[bytes]:
     cmd = [
-        sys.executable, "-m", "companion.commands.serve", "--log-level", "WARNING", "serve",
-        "--source", "sim://?speed=0&seed=5&mistakes=0.1", "--no-engine",
-        "--port", str(port), "--data-dir", str(data),
+        sys.executable,
+        "-m",
+        "companion.commands.serve",
+        "--log-level",
+        "WARNING",
+        "serve",
+        "--source",
+        "sim://?speed=0&seed=5&mistakes=0.1",
+        "--no-engine",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data),
     ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
@@ -155,15 +165,19 @@ def main() -> None:
     def med(key: str) -> float:
         return float(statistics.median(r[key] for r in runs))
 
-    print(f"service: {args.spectators} spectators, sim:// at full speed, "
-          f"{args.seconds:g} s x {args.runs} runs (medians), pid {os.getpid()}")
+    print(
+        f"service: {args.spectators} spectators, sim:// at full speed, "
+        f"{args.seconds:g} s x {args.runs} runs (medians), pid {os.getpid()}"
+    )
     print(f"  events produced          {med('events_per_s'):8.1f} /s")
     print(f"  deliveries               {med('deliveries_per_s'):8.0f} /s")
     print(f"  every event to everyone  {all(r['complete'] for r in runs)}")
     print(f"  latency median           {med('median_ms'):8.2f} ms")
     print(f"  latency p99              {med('p99_ms'):8.2f} ms   (goal < 100 ms)")
-    print(f"  server memory (RSS)      {med('rss_mb'):8.1f} MB "
-          f"(growth during run {med('rss_growth_mb'):.1f} MB)")
+    print(
+        f"  server memory (RSS)      {med('rss_mb'):8.1f} MB "
+        f"(growth during run {med('rss_growth_mb'):.1f} MB)"
+    )
     print(f"  load average             {Path('/proc/loadavg').read_text().strip()}")
 
 

@@ -80,8 +80,9 @@ def load(max_seeds: int | None = None, root: Path | None = None) -> np.ndarray |
     values = retrograde.empty_values(top)
     for seeds in range(top + 1):
         start = layer_offset(seeds)
-        values[start:start + layer_size(seeds)] = np.fromfile(layer_path(seeds, root),
-                                                              dtype=np.uint8)
+        values[start : start + layer_size(seeds)] = np.fromfile(
+            layer_path(seeds, root), dtype=np.uint8
+        )
     return values
 
 
@@ -125,8 +126,13 @@ class ProgressBar:
 LayerDone = Callable[[dict[str, int | float]], None]
 
 
-def build(max_seeds: int, root: Path | None = None, stream: TextIO | None = None,
-          show_progress: bool = True, on_layer: LayerDone | None = None) -> np.ndarray:
+def build(
+    max_seeds: int,
+    root: Path | None = None,
+    stream: TextIO | None = None,
+    show_progress: bool = True,
+    on_layer: LayerDone | None = None,
+) -> np.ndarray:
     """Build (or finish building) every layer up to ``max_seeds`` and return them all.
 
     Layers already on disk are loaded, not rebuilt. ``on_layer`` receives the
@@ -138,17 +144,18 @@ def build(max_seeds: int, root: Path | None = None, stream: TextIO | None = None
     first = min(complete_layers(root), max_seeds + 1)
     existing = load(first - 1, root) if first > 0 else None
     if existing is not None:
-        values[:existing.shape[0]] = existing
+        values[: existing.shape[0]] = existing
     bar = ProgressBar(first, max_seeds, stream) if show_progress else None
     for seeds in range(first, max_seeds + 1):
         started = time.perf_counter()
         info: dict[str, int | float] = dict(
-            retrograde.build_layer(seeds, values, bar.update if bar else None))
+            retrograde.build_layer(seeds, values, bar.update if bar else None)
+        )
         info["seconds"] = time.perf_counter() - started
         start = layer_offset(seeds)
         path = layer_path(seeds, root)
         temporary = path.with_suffix(".part")
-        values[start:start + layer_size(seeds)].tofile(temporary)
+        values[start : start + layer_size(seeds)].tofile(temporary)
         os.replace(temporary, path)  # atomic: a layer file is always whole
         if on_layer is not None:
             on_layer(info)

@@ -79,9 +79,16 @@ class EngineWorker:
     on its own thread so the event loop never waits for the disk.
     """
 
-    def __init__(self, publish: Publish, *, seconds: float = 3.0,
-                 database: np.ndarray | Literal["auto"] | None = "auto", db_max: int = -1,
-                 fair_play: bool = False, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(
+        self,
+        publish: Publish,
+        *,
+        seconds: float = 3.0,
+        database: np.ndarray | Literal["auto"] | None = "auto",
+        db_max: int = -1,
+        fair_play: bool = False,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
         self._publish_cb = publish
         self._loop = loop
         self.seconds = seconds
@@ -162,8 +169,7 @@ class EngineWorker:
     def _run(self) -> None:
         while True:
             with self._lock:
-                while not self._closed and (self._position is None
-                                            or self._finished_generation):
+                while not self._closed and (self._position is None or self._finished_generation):
                     self._wake.wait()
                 if self._closed:
                     return
@@ -203,8 +209,9 @@ class EngineWorker:
                 raise Cancelled
             self._emit(analysis, generation, final=False)
 
-        result = analyze(position, seconds=self.seconds, searcher=searcher,
-                         on_iteration=on_iteration)
+        result = analyze(
+            position, seconds=self.seconds, searcher=searcher, on_iteration=on_iteration
+        )
         self._emit(result, generation, final=True)
 
     def _emit(self, analysis: Analysis, generation: int, *, final: bool) -> None:

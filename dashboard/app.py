@@ -79,9 +79,7 @@ class BodyLimit:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps(
-            {"detail": f"request body too large (limit {self.limit} bytes)"}
-        ).encode()
+        body = json.dumps({"detail": f"request body too large (limit {self.limit} bytes)"}).encode()
         await send(
             {
                 "type": "http.response.start",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: set up (idempotent), lint, type-check, then pytest
+# The whole test suite: set up (idempotent), lint and format check, type-check, then pytest
 # with coverage. This is exactly what CI runs (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,6 +7,7 @@ scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
 echo "== ruff =="
 ruff check .
+ruff format --check .
 echo "== mypy =="
 mypy
 echo "== pytest =="

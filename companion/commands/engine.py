@@ -28,30 +28,38 @@ from core.position import Position
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``analyze`` and ``endgame`` to the command line."""
     p = subparsers.add_parser(
-        "analyze", help="value every legal move of a position and show the best line",
+        "analyze",
+        help="value every legal move of a position and show the best line",
         description="Value every legal move (win/draw/loss and final margin when known "
         "exactly, otherwise the search score and depth) and print the principal variation.",
     )
     p.add_argument("position", help="text form, e.g. 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S")
     p.add_argument("--rules", default="abapa", help="rule set (default abapa)")
-    p.add_argument("--time", type=float, default=2.0, metavar="S",
-                   help="thinking time in seconds (default 2)")
+    p.add_argument(
+        "--time", type=float, default=2.0, metavar="S", help="thinking time in seconds (default 2)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--explain", metavar="MOVE", default=None,
-                   help="also explain this move in words (e.g. F)")
-    p.add_argument("--no-endgame", action="store_true",
-                   help="do not use the endgame databases")
+    p.add_argument(
+        "--explain", metavar="MOVE", default=None, help="also explain this move in words (e.g. F)"
+    )
+    p.add_argument("--no-endgame", action="store_true", help="do not use the endgame databases")
     p.set_defaults(func=run_analyze)
 
     e = subparsers.add_parser("endgame", help="endgame databases (Abapa)")
     esub = e.add_subparsers(dest="endgame_command", metavar="ACTION", required=True)
     b = esub.add_parser(
-        "build", help="build the databases up to N seeds on the board (resumable)",
+        "build",
+        help="build the databases up to N seeds on the board (resumable)",
         description="Build exact endgame values by retrograde analysis, one layer per seed "
         "count, into the cache directory. Interrupt at any time: the next run resumes.",
     )
-    b.add_argument("--max-seeds", type=int, required=True, metavar="N",
-                   help="largest number of seeds on the board (20: about 8 minutes, 3 GB RAM)")
+    b.add_argument(
+        "--max-seeds",
+        type=int,
+        required=True,
+        metavar="N",
+        help="largest number of seeds on the board (20: about 8 minutes, 3 GB RAM)",
+    )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=run_endgame_build)
     s = esub.add_parser("status", help="which layers are built, and where")
@@ -66,8 +74,7 @@ def _table(analysis: Analysis) -> str:
     how = "solved exactly" if analysis.solved else f"depth {analysis.depth}"
     lines.append("")
     lines.append(f"best {analysis.best_name}   line: {' '.join(analysis.pv_names)}")
-    lines.append(f"{how}, {analysis.nodes} nodes in {analysis.seconds:.2f} s "
-                 f"({analysis.engine})")
+    lines.append(f"{how}, {analysis.nodes} nodes in {analysis.seconds:.2f} s ({analysis.engine})")
     return "\n".join(lines)
 
 
@@ -75,8 +82,9 @@ def run_analyze(args: argparse.Namespace) -> int:
     """Handler of ``analyze``."""
     position = Position.from_text(args.position, rules=args.rules)
     if position.is_over:
-        print(f"the game is over: {position.ending.text if position.ending else ''}",
-              file=sys.stderr)
+        print(
+            f"the game is over: {position.ending.text if position.ending else ''}", file=sys.stderr
+        )
         return 1
     use_db = not args.no_endgame and database_applies(position)
     database = endgame_store.load() if use_db else None
@@ -89,8 +97,14 @@ def run_analyze(args: argparse.Namespace) -> int:
         from core.notation import parse_move
 
         pit = parse_move(args.explain, position.players)
-        explanation = explain_move(position, pit, seconds=min(args.time, 1.0), analysis=analysis,
-                                   database=database, db_max=db_max)
+        explanation = explain_move(
+            position,
+            pit,
+            seconds=min(args.time, 1.0),
+            analysis=analysis,
+            database=database,
+            db_max=db_max,
+        )
         out["explanation"] = explanation.to_json()
     if args.json:
         print(json.dumps(out))
@@ -107,16 +121,22 @@ def run_analyze(args: argparse.Namespace) -> int:
 def run_endgame_build(args: argparse.Namespace) -> int:
     """Handler of ``endgame build``."""
     if not 0 <= args.max_seeds <= 22:
-        raise ValueError("--max-seeds must be between 0 and 22 (20 needs about 3 GB of RAM, "
-                         "each seed more about 1.7 times as much)")
+        raise ValueError(
+            "--max-seeds must be between 0 and 22 (20 needs about 3 GB of RAM, "
+            "each seed more about 1.7 times as much)"
+        )
     started = time.monotonic()
     layers: list[dict[str, int | float]] = []
     endgame_store.build(args.max_seeds, show_progress=not args.quiet, on_layer=layers.append)
     for info in layers:
-        print(f"layer {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
-              f"{int(info['sweeps']):3d} sweeps, {info['seconds']:8.2f} s")
-    print(f"endgame databases up to {args.max_seeds} seeds in {endgame_store.store_dir()} "
-          f"({time.monotonic() - started:.1f} s)")
+        print(
+            f"layer {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
+            f"{int(info['sweeps']):3d} sweeps, {info['seconds']:8.2f} s"
+        )
+    print(
+        f"endgame databases up to {args.max_seeds} seeds in {endgame_store.store_dir()} "
+        f"({time.monotonic() - started:.1f} s)"
+    )
     return 0
 
 

@@ -37,8 +37,9 @@ def rules_text() -> str:
     lines = ["Rule sets (use --rules NAME; options as --rules NAME:key=value,...):", ""]
     for name, preset in PRESETS.items():
         lines.append(f"  {name}")
-        lines.extend(textwrap.wrap(preset.text, 76, initial_indent="      ",
-                                   subsequent_indent="      "))
+        lines.extend(
+            textwrap.wrap(preset.text, 76, initial_indent="      ", subsequent_indent="      ")
+        )
     families: dict[str, type[RuleSet]] = {}
     for name in PRESETS:
         rules = get_rules(name)
@@ -48,7 +49,8 @@ def rules_text() -> str:
         for info in cls.option_info():
             choices = " | ".join(map(str, info.choices))
             lines.append(f"  {info.name} = {choices}   (default {info.default})")
-            lines.extend(textwrap.wrap(info.text, 76, initial_indent="      ",
-                                       subsequent_indent="      "))
+            lines.extend(
+                textwrap.wrap(info.text, 76, initial_indent="      ", subsequent_indent="      ")
+            )
     lines += ["", "Universal variants may also be given by number: variants=3+9"]
     return "\n".join(lines)

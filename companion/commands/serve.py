@@ -73,8 +73,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", type=Path, default=None, help="venue settings (TOML)")
     p.add_argument("--data-dir", type=Path, default=None, help="session logs and games database")
     p.add_argument("--token", default=None, help="token for commands (default: from the config)")
-    p.add_argument("--fair-play", action="store_true", default=None,
-                   help="hide suggestions from the players' screens")
+    p.add_argument(
+        "--fair-play",
+        action="store_true",
+        default=None,
+        help="hide suggestions from the players' screens",
+    )
     p.add_argument("--no-engine", action="store_true", help="no suggestions (saves the CPU)")
     p.add_argument("--engine-seconds", type=float, default=None, help="thinking time per move")
 

@@ -201,8 +201,12 @@ def progress_bar(what: str) -> Callable[[int, int], None]:
     def show(step: int, total: int) -> None:
         if step % 25 == 0 or step == total:
             end = "\n" if step == total else ""
-            print(f"\r{what}: {100 * step // total:3d}% ({step}/{total})", end=end,
-                  file=sys.stderr, flush=True)
+            print(
+                f"\r{what}: {100 * step // total:3d}% ({step}/{total})",
+                end=end,
+                file=sys.stderr,
+                flush=True,
+            )
 
     return show
 

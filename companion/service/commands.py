@@ -51,9 +51,7 @@ def validate_command(raw: Any) -> dict[str, Any]:
         raise CommandInvalid('a command is a JSON object like {"command": "undo"}')
     name = raw.get("command")
     if not isinstance(name, str) or name not in _FIELDS:
-        raise CommandInvalid(
-            f"unknown command {name!r}; commands: {', '.join(_FIELDS)}"
-        )
+        raise CommandInvalid(f"unknown command {name!r}; commands: {', '.join(_FIELDS)}")
     allowed = _FIELDS[name]
     unexpected = sorted(k for k in raw if k != "command" and k not in allowed)
     if unexpected:

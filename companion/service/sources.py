@@ -151,5 +151,3 @@ def referee_settings_for(url: str) -> dict[str, float]:
 
         return dict(CAMERA_REFEREE)
     return {}
-
-

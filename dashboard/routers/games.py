@@ -108,6 +108,4 @@ def session_log(service: ServiceDep, game_id: GameId) -> FileResponse:
     # the index is ours, but a hand-edited database must not open the rest of the disk
     if not path.is_relative_to(root) or not path.is_file():
         raise HTTPException(404, "the session log is not in the data directory")
-    return FileResponse(
-        path, media_type="application/x-ndjson", filename=Path(found["log"]).name
-    )
+    return FileResponse(path, media_type="application/x-ndjson", filename=Path(found["log"]).name)

@@ -53,7 +53,7 @@ def solve(max_seeds: int) -> dict[Board, int]:
 def _solve_layer(n: int, lower: dict[Board, int]) -> dict[Board, int]:
     layer = list(boards(n))
     terminal: dict[Board, int] = {}
-    exits: dict[Board, list[int]] = {}   # mover's result of each capturing move
+    exits: dict[Board, list[int]] = {}  # mover's result of each capturing move
     succ: dict[Board, list[Board]] = {}  # same-layer children (opponent to move)
     for b in layer:
         pos = Position("abapa", b, (0, 0), 0, check_total=False)

@@ -34,16 +34,16 @@ def test_analyze_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_analyze_table_with_explanation(capsys: pytest.CaptureFixture[str]) -> None:
-    args = parse("analyze", "0-0-0-0-0-1-1-1-0-0-0-0-24-21-S", "--time", "0.3",
-                 "--explain", "F")
+    args = parse("analyze", "0-0-0-0-0-1-1-1-0-0-0-0-24-21-S", "--time", "0.3", "--explain", "F")
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "win by" in out and "best F" in out and "solved exactly" in out
     assert "South plays F" in out
 
 
-def test_endgame_build_then_analyze_uses_it(capsys: pytest.CaptureFixture[str],
-                                             private_cache: Path) -> None:
+def test_endgame_build_then_analyze_uses_it(
+    capsys: pytest.CaptureFixture[str], private_cache: Path
+) -> None:
     args = parse("endgame", "build", "--max-seeds", "6")
     assert args.func(args) == 0
     out, err = capsys.readouterr()

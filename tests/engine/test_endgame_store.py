@@ -41,8 +41,9 @@ def test_load_without_databases_returns_none(tmp_path: Path) -> None:
     assert endgame_store.complete_layers(tmp_path) == 0
 
 
-def test_cache_directory_follows_the_environment(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_directory_follows_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(endgame_store.CACHE_ENV, str(tmp_path))
     assert endgame_store.store_dir() == tmp_path / "endgame" / endgame_store.FORMAT
     monkeypatch.delenv(endgame_store.CACHE_ENV)

@@ -46,7 +46,7 @@ def test_grand_slam_captures_nothing_in_abapa_and_everything_otherwise() -> None
     assert play_into(b, 5, out, CAPTURE_ALL) == 4
     moves = np.zeros(6, dtype=np.int64)
     assert legal_moves(b, moves, FORBIDDEN) == 0  # the only move would leave North bare
-    assert game_end(b, FORBIDDEN) == 2            # so each side keeps its own seeds
+    assert game_end(b, FORBIDDEN) == 2  # so each side keeps its own seeds
 
 
 def test_laps_skip_the_emptied_pit() -> None:

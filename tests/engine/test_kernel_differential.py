@@ -42,7 +42,7 @@ def random_boards(rng: np.random.Generator, count: int) -> np.ndarray:
     empty_side = rng.random(count) < 0.15
     side = rng.integers(0, 2, size=count)
     for i in np.nonzero(empty_side)[0]:
-        boards[i, 6 * side[i]: 6 * side[i] + 6] = 0
+        boards[i, 6 * side[i] : 6 * side[i] + 6] = 0
     big = rng.random(count) < 0.1
     pits = rng.integers(0, 12, size=count)
     boards[big, pits[big]] = rng.integers(11, 25, size=int(big.sum()))
@@ -53,8 +53,9 @@ def random_boards(rng: np.random.Generator, count: int) -> np.ndarray:
     return boards.astype(np.int64)
 
 
-def check_position(rules: str, pits: list[int], to_move: int, rng: np.random.Generator,
-                   all_moves: bool) -> None:
+def check_position(
+    rules: str, pits: list[int], to_move: int, rng: np.random.Generator, all_moves: bool
+) -> None:
     seeds = sum(pits)
     rest = 48 - seeds
     stores = [rest // 2, rest - rest // 2]

@@ -41,8 +41,9 @@ def test_layer_offsets_add_up() -> None:
 def _compare(max_seeds: int) -> int:
     expected = solve(max_seeds)
     values = retrograde.build(max_seeds)
-    wrong = [b for b, v in expected.items()
-             if retrograde.lookup(values, np.array(b, dtype=np.int8)) != v]
+    wrong = [
+        b for b, v in expected.items() if retrograde.lookup(values, np.array(b, dtype=np.int8)) != v
+    ]
     assert not wrong, f"{len(wrong)} wrong values, e.g. {wrong[:5]}"
     return len(expected)
 
@@ -74,6 +75,13 @@ def test_pure_python_fallback_builds_the_same_values() -> None:
         "print(hashlib.sha1(retrograde.build(4).tobytes()).hexdigest())"
     )
     env = dict(os.environ, OWARE_NO_NUMBA="1")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                         text=True, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     assert out.stdout.strip() == hashlib.sha1(retrograde.build(4).tobytes()).hexdigest()

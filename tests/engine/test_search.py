@@ -86,6 +86,7 @@ def test_node_limit_and_stop_from_another_thread() -> None:
 def test_other_grand_slam_rules_are_searched_by_their_own_rules() -> None:
     # the only move is a grand slam: Abapa plays it for nothing, capture-all takes 4
     from core.engine.kernel import CAPTURE_ALL
+
     board = np.array([0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0, 0], dtype=np.int8)
     abapa = Searcher().search(board, 20, 22, seconds=0.5)
     capture_all = Searcher(mode=CAPTURE_ALL).search(board, 20, 22, seconds=0.5)
@@ -114,14 +115,20 @@ def test_search_runs_without_numba() -> None:
         "print(a.best, a.pv[0], a.depth, len(a.moves))"
     )
     env = dict(os.environ, OWARE_NO_NUMBA="1")
-    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2],
-                         env=env, capture_output=True, text=True, check=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     best, first, depth, moves = map(int, out.stdout.split())
     assert best == first and best >= 6 and depth >= 2 and moves == 6
 
 
-def test_with_the_database_the_engine_never_does_worse_than_its_value(
-        database: np.ndarray) -> None:
+def test_with_the_database_the_engine_never_does_worse_than_its_value(database: np.ndarray) -> None:
     """From any covered position the chosen move keeps the database's result."""
     from core.engine.kernel import flip_into, play_into
 

@@ -70,8 +70,15 @@ def start_server(data_dir: Path, *args: str, port: int | None = None) -> Server:
     """Start ``serve`` with ``args`` and wait until /health answers."""
     port = port or free_port()
     cmd = [
-        sys.executable, "-m", "companion.commands.serve", "serve",
-        "--port", str(port), "--data-dir", str(data_dir), *args,
+        sys.executable,
+        "-m",
+        "companion.commands.serve",
+        "serve",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        *args,
     ]
     return launch(cmd, port, data_dir)
 

@@ -70,9 +70,7 @@ def test_sim_game_then_its_replay_give_the_same_events(serve: Any, tmp_path: Pat
     assert logged == list(expected.values())
 
     # the recorded session through replay://, in a fresh server: the same events again
-    again = serve(
-        "--source", f"replay://{log}?speed=0", "--no-engine", data_dir=tmp_path / "again"
-    )
+    again = serve("--source", f"replay://{log}?speed=0", "--no-engine", data_dir=tmp_path / "again")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if again.get("/health").json()["boards"]["1"]["link"]["finished"]:

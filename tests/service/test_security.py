@@ -24,8 +24,14 @@ def exposed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server listening on every address (not loopback), with a token."""
     data = tmp_path_factory.mktemp("exposed") / "data"
     server = start_server(
-        data, "--source", "sim://?speed=0&seed=2", "--no-engine",
-        "--host", "0.0.0.0", "--token", TOKEN,
+        data,
+        "--source",
+        "sim://?speed=0&seed=2",
+        "--no-engine",
+        "--host",
+        "0.0.0.0",
+        "--token",
+        TOKEN,
     )
     yield server
     server.stop()
@@ -35,9 +41,7 @@ def test_commands_without_the_right_token_are_refused(exposed: Server) -> None:
     cmd = {"command": "new_game"}
     missing = exposed.post("/api/board/1/command", json=cmd)
     assert missing.status_code == 401 and "token" in missing.json()["detail"]
-    wrong = exposed.post(
-        "/api/board/1/command", json=cmd, headers={"Authorization": "Bearer nope"}
-    )
+    wrong = exposed.post("/api/board/1/command", json=cmd, headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401
     ok = exposed.post(
         "/api/board/1/command", json=cmd, headers={"Authorization": f"Bearer {TOKEN}"}
