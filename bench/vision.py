@@ -52,7 +52,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.commands.vision import add_fine_tuning_options, progress_bar
+from companion.commands.vision import add_fine_tuning_options, progress_bar, views_phrase
 from vision.counter import Counter, PitCounter, credible_set
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.deep_counter import DeepCounter
@@ -107,8 +107,7 @@ def bench_dataset(args: argparse.Namespace) -> int:
     if isinstance(counter, EnsembleCounter):
         if args.views is not None:
             counter = counter.with_views(args.views)
-        plural = "s" if counter.view_count > 1 else ""
-        label += f"; each pit read in {counter.view_count} view{plural}"
+        label += f"; {views_phrase(counter.view_count)}"
     print(f"counter: {label}")
     print(f"evaluated on: {args.dataset} split={args.split}, {len(examples)} images")
     beliefs = counter.beliefs([e.image for e in examples])

@@ -92,9 +92,9 @@ def teach(
     and learning from the game can take the positions it confirms; but the
     networks need labelled photos of more counts to count well
     (``train-counter``, or learning from the game). It takes a few minutes
-    (``progress`` gets the steps); ``members`` networks are fine-tuned and averaged (default
-    :data:`vision.ensemble.MEMBERS`), each reading ``views`` turned views of
-    a pit (default: the counter's own).
+    (``progress`` gets the steps); ``members`` networks are fine-tuned and
+    averaged (default :data:`vision.ensemble.MEMBERS`), each reading
+    ``views`` turned views of a pit (default: the counter's own).
     """
     if counter not in ("area", "cnn", "deep"):
         raise ValueError(f"unknown counter {counter!r}: use 'area', 'cnn' or 'deep'")

@@ -148,6 +148,11 @@ TWO_VIEWS_WARNING = (
 """Measured: ``bench/vision.py --adapt DIR --adapt-counts 0,4`` on the development photographs."""
 
 
+def views_phrase(views: int) -> str:
+    """How a counter reads each pit, in words: "each pit read in 1 view" / "… in 8 views"."""
+    return f"each pit read in {views} view{'s' if views > 1 else ''}"
+
+
 def default_calibration_path() -> Path:
     """Where the calibration goes when ``--out`` is not given (the user's config dir)."""
     import platformdirs
@@ -251,7 +256,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
     temps = ", ".join(f"{n.temperature:.2f}" for n in counter.networks)
     print(
         f"wrote {out} ({len(counter.networks)} networks, temperatures {temps};"
-        f" each pit read in {counter.view_count} view{'s' if counter.view_count > 1 else ''})"
+        f" {views_phrase(counter.view_count)})"
     )
     return 0
 

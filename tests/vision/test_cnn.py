@@ -9,7 +9,7 @@ import pytest
 
 from vision.cnn import SIDE, Network, jitter, prepare, training_base
 from vision.counter import MAX_COUNT, counter_from_json
-from vision.ensemble import FEW_COUNTS, FEW_COUNTS_TEMPERATURE, FOLDS, rehearsal_pits
+from vision.ensemble import FEW_COUNTS, FEW_COUNTS_TEMPERATURE, FOLDS, Holdout, rehearsal_pits
 from vision.model import softmax
 from vision.net_counter import NetCounter
 from vision.synth import random_style, render_pit
@@ -139,7 +139,7 @@ def test_crops_of_few_counts_cannot_make_the_networks_sure() -> None:
     assert narrow.networks[0].temperature >= FEW_COUNTS_TEMPERATURE
     crops = [render_pit(n, style, rng, size=80) for n in many]
     wide = start.adapt(crops, many, steps=40)
-    back = list(range(FOLDS - 1, len(many), FOLDS))  # the first member's held-back fifth
+    back = Holdout.of(many, FOLDS - 1, wide.classes).back  # the first member's held-back fifth
     assert len({many[i] for i in back}) >= FEW_COUNTS
     fitted = NetCounter.fit_temperature(
         wide.networks[0], [crops[i] for i in back], [many[i] for i in back]
