@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.commands.vision import add_fine_tuning_options, progress_bar, views_phrase
 from vision.counter import credible_set
-from vision.dataset import Example, is_held_out, load_folder
+from vision.dataset import Example, load_folder
 from vision.deep_counter import DeepCounter
 from vision.ensemble import FOLDS, EnsembleCounter, training_threads
 from vision.net_counter import NetCounter
@@ -199,10 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         print("fine-tuning the deep counter needs PyTorch: pip install 'oware-companion[learn]'")
         return 2
     steps = args.steps or start.ADAPT_STEPS
-    held = sum(1 for p in Path(args.dataset).glob("*/*") if is_held_out(p.name))
     print(
         f"{len(examples)} photographs of the train split of {args.dataset} "
-        f"({held} held out, not read); {args.counter} counter, {args.members} network"
+        f"(the held-out split is not read); {args.counter} counter, {args.members} network"
         f"{'s' if args.members > 1 else ''} of {steps} steps per fold, "
         f"{views_phrase(start.view_count)}, {FOLDS}-fold cross-validation"
     )
