@@ -181,8 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shares", type=_shares, default=[0.25, 0.5, 1.0])
     parser.add_argument("--counter", choices=["deep", "cnn"], default="deep")
     parser.add_argument("--seed", type=int, default=0)
-    add_fine_tuning_options(parser, " in each fold")
-    parser.set_defaults(members=1)
+    add_fine_tuning_options(parser, " in each fold", members=1)
     args = parser.parse_args(argv)
     try:
         examples = load_folder(args.dataset, "train")

@@ -43,13 +43,16 @@ def positive_int(text: str) -> int:
     return value
 
 
-def add_fine_tuning_options(parser: argparse.ArgumentParser, scope: str = "") -> None:
+def add_fine_tuning_options(
+    parser: argparse.ArgumentParser, scope: str = "", members: int | None = None
+) -> None:
     """``--steps``, ``--members`` and ``--views`` of a network counter (``scope``: " for …").
 
     All default to None, meaning the counter's own ADAPT_STEPS and
     DEFAULT_VIEWS and vision.ensemble.MEMBERS: the vision package is not
     imported here (see above), so the handlers fill them in and the help names
-    the values (a test keeps the two in step).
+    the values (a test keeps the two in step). A caller that wants another
+    number of networks by default passes ``members``; the help then names it.
     """
     parser.add_argument(
         "--steps",
@@ -60,8 +63,9 @@ def add_fine_tuning_options(parser: argparse.ArgumentParser, scope: str = "") ->
     parser.add_argument(
         "--members",
         type=positive_int,
-        default=None,
-        help=f"networks to fine-tune and average{scope} (default 5; each takes the steps again)",
+        default=members,
+        help=f"networks to fine-tune and average{scope} "
+        f"(default {members or 5}; each takes the steps again)",
     )
     parser.add_argument(
         "--views",

@@ -110,3 +110,12 @@ def test_a_missing_folder_is_reported(
 ) -> None:
     assert curve.main(["--dataset", str(tmp_path / "nowhere")]) == 1
     assert "no such dataset folder" in capsys.readouterr().err
+
+
+def test_the_help_names_one_network_per_fold(
+    curve: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        curve.main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "networks to fine-tune and average in each fold (default 1;" in help_text
