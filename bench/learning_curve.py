@@ -49,9 +49,10 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.commands.vision import add_fine_tuning_options, progress_bar, views_phrase
-from vision.counter import credible_set
+from vision.belief_scores import BeliefScores, score_beliefs
 from vision.dataset import Example, load_folder
 from vision.deep_counter import DeepCounter
+from vision.deep_train import INSTALL_HINT
 from vision.ensemble import FOLDS, EnsembleCounter, training_threads
 from vision.net_counter import NetCounter
 
@@ -60,17 +61,13 @@ GOALS = {"exact 0-9": 0.95, "exact 0-5": 0.99}
 
 
 @dataclass(frozen=True)
-class Figures:
+class Share:
     """What one share's cross-validation measured."""
 
     given: int
     """Labelled photographs each fine-tuning was given (the mean over the folds)."""
-    exact: float
-    exact_low: float
-    """Exact accuracy on the photographs of 0 to 5 seeds."""
-    log_likelihood: float
-    coverage: float
-    """How often the true count lies in the smallest set holding 95 % of the belief."""
+    scores: BeliefScores
+    """The folds' beliefs against their true counts."""
 
 
 def fold_of(name: str) -> int:
@@ -90,23 +87,6 @@ def take_share(examples: Sequence[Example], share: float) -> list[Example]:
         same.sort(key=lambda e: hashlib.sha256(b"share:" + e.path.name.encode()).hexdigest())
         chosen += same[: max(1, round(share * len(same)))]
     return chosen
-
-
-def figures_of(
-    beliefs: npt.NDArray[np.float64], truth: npt.NDArray[np.int64], given: int
-) -> Figures:
-    """The figures of beliefs against the true counts."""
-    pred = beliefs.argmax(axis=1)
-    low = truth <= 5
-    p_true = beliefs[np.arange(len(truth)), truth]
-    inside = [int(t) in credible_set(b, 0.95) for b, t in zip(beliefs, truth, strict=True)]
-    return Figures(
-        given=given,
-        exact=float(np.mean(pred == truth)),
-        exact_low=float(np.mean(pred[low] == truth[low])) if low.any() else math.nan,
-        log_likelihood=float(np.mean(np.log(np.maximum(p_true, 1e-12)))),
-        coverage=float(np.mean(inside)),
-    )
 
 
 def power_law(ns: Sequence[float], errors: Sequence[float]) -> tuple[float, float] | None:
@@ -139,14 +119,15 @@ def cross_validate(
     steps: int,
     members: int,
     seed: int,
-) -> Figures:
+) -> Share:
     """Five folds: each read by a counter fine-tuned on ``share`` of the other four."""
     beliefs: list[npt.NDArray[np.float64]] = []
     truth: list[int] = []
     sizes: list[int] = []
+    folds = [fold_of(e.path.name) for e in examples]
     for k in range(FOLDS):
-        test = [e for e in examples if fold_of(e.path.name) == k]
-        train = take_share([e for e in examples if fold_of(e.path.name) != k], share)
+        test = [e for e, f in zip(examples, folds, strict=True) if f == k]
+        train = take_share([e for e, f in zip(examples, folds, strict=True) if f != k], share)
         if not test or not train:
             continue
         counter = start.adapt(
@@ -160,8 +141,9 @@ def cross_validate(
         beliefs.append(counter.beliefs([e.image for e in test]))
         truth += [e.count for e in test]
         sizes.append(len(train))
-    return figures_of(
-        np.concatenate(beliefs), np.asarray(truth, np.int64), round(float(np.mean(sizes)))
+    return Share(
+        round(float(np.mean(sizes))),
+        score_beliefs(np.concatenate(beliefs), np.asarray(truth, np.int64)),
     )
 
 
@@ -195,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     start = DeepCounter.builtin() if args.counter == "deep" else NetCounter.builtin()
     start = start.with_views(args.views)
     if not start.can_adapt():
-        print("fine-tuning the deep counter needs PyTorch: pip install 'oware-companion[learn]'")
+        print(INSTALL_HINT, file=sys.stderr)
         return 2
     steps = args.steps or start.ADAPT_STEPS
     print(
@@ -204,19 +186,20 @@ def main(argv: list[str] | None = None) -> int:
         f"{'s' if args.members > 1 else ''} of {steps} steps per fold, "
         f"{views_phrase(start.view_count)}, {FOLDS}-fold cross-validation"
     )
-    rows: list[Figures] = []
+    rows: list[Share] = []
     with training_threads(os.cpu_count() or 1):
         for share in args.shares:
             rows.append(cross_validate(examples, start, share, steps, args.members, args.seed))
     print("share  photographs given  exact  exact 0-5  log-likelihood  in 95% set")
-    for share, f in zip(args.shares, rows, strict=True):
+    for share, row in zip(args.shares, rows, strict=True):
+        f = row.scores
         print(
-            f"{share:5.2f}  {f.given:17d}  {f.exact:5.1%}  {f.exact_low:9.1%}"
+            f"{share:5.2f}  {row.given:17d}  {f.exact:5.1%}  {f.exact_low:9.1%}"
             f"  {f.log_likelihood:14.3f}  {f.coverage:10.1%}"
         )
     for goal, target in GOALS.items():
-        got = [f.exact if goal == "exact 0-9" else f.exact_low for f in rows]
-        fit = power_law([f.given for f in rows], [1.0 - g for g in got])
+        got = [r.scores.exact if goal == "exact 0-9" else r.scores.exact_low for r in rows]
+        fit = power_law([r.given for r in rows], [1.0 - g for g in got])
         if got[-1] >= target:
             print(f"{goal} >= {target:.0%}: already met with {rows[-1].given} photographs")
         elif fit is None:
