@@ -165,6 +165,14 @@ class Calibration:
         return cls.from_json(data)
 
 
+def default_path() -> Path:
+    """Where ``oware-companion calibrate`` saves a camera calibration unless told
+    otherwise (the user's config directory), and so where ``serve`` looks for one."""
+    import platformdirs  # only for this path: the rest of vision does not need it
+
+    return Path(platformdirs.user_config_dir("oware-companion")) / "camera-calibration.json"
+
+
 def parse_corners(text: str) -> tuple[tuple[float, float], ...]:
     """Corners typed on the command line: ``"x,y x,y x,y x,y"`` (NW NE SE SW).
 

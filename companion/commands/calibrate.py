@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--out",
         default=None,
-        help="where to write the calibration JSON (default: the user's data directory)",
+        help="where to write the calibration JSON (default: the user's config directory, "
+        "where serve and serial:// sources look for it)",
     )
     p.add_argument(
         "--connect-timeout",

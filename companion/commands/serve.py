@@ -10,6 +10,11 @@ suggestions with no hardware::
     oware-companion demo                      # then open the printed URL
     oware-companion serve --source serial://auto --rules abapa
     oware-companion serve --source sim:// --source camera://0 --config venue.toml
+    oware-companion serve --source camera://0 --calibration board2.json
+
+A camera needs a calibration (``oware-companion calibrate --source
+camera://0``); ``serve`` reads the one that command saved unless
+``--calibration`` or the config names another.
 
 Listening on anything but loopback makes every command need a token
 (printed at start unless the config sets one). SIGINT or SIGTERM stop the
@@ -52,6 +57,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="sim://, serial:///dev/ttyUSB0, serial://auto, camera://0, video://FILE, "
         "replay://FILE (repeat for several boards; default sim://)",
     )
+    serve.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="camera calibration for camera:// and video:// sources (default: the config's "
+        "[camera] calibration, else the one `oware-companion calibrate` saved)",
+    )
     _common(serve)
     serve.add_argument("--fresh", action="store_true", help="start new games, do not resume")
     serve.set_defaults(func=serve_command)
@@ -86,6 +99,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_config(args: argparse.Namespace) -> ServiceConfig:
     """The venue config with the command line's overrides."""
     config = load_config(args.config) if args.config else ServiceConfig()
+    calibration: Path | None = getattr(args, "calibration", None)  # serve has it, demo not
     return config.with_overrides(
         rules=args.rules,
         host=args.host,
@@ -95,6 +109,7 @@ def build_config(args: argparse.Namespace) -> ServiceConfig:
         fair_play=args.fair_play,
         engine=False if args.no_engine else None,
         engine_seconds=args.engine_seconds,
+        camera_calibration=calibration.resolve() if calibration else None,
     )
 
 

@@ -1,6 +1,6 @@
 """Camera commands: `oware-companion count` and the camera half of `calibrate`.
 
-``oware-companion count IMAGE --calibration FILE [--json]`` reads one photo
+``oware-companion count IMAGE [--calibration FILE] [--json]`` reads one photo
 of the board and prints, per pit, the most likely count, the confidence and
 the smallest set of counts that holds 95 % of the belief.
 
@@ -10,6 +10,12 @@ the pit grid, else the corners given with ``--corners``), then, unless told
 not to, asks for the empty board and the start position (4 seeds per pit)
 and adapts the counter to them. Frames can also come from image files
 (``--empty IMAGE --start IMAGE``), which is how the tests drive it.
+
+The calibration goes to :func:`vision.calibration.default_path` (the user's
+config directory) unless ``--out`` says otherwise; ``count``,
+``train-counter`` and ``serve`` read it from there when not given
+``--calibration``, so a person calibrates once and every command knows the
+board.
 """
 
 from __future__ import annotations
@@ -90,8 +96,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     t.add_argument(
         "--calibration",
         type=Path,
-        required=True,
-        help="calibration JSON to put the counter in (from `oware-companion calibrate`)",
+        default=None,
+        help="calibration JSON to put the counter in (default: the one "
+        "`oware-companion calibrate` saved)",
     )
     t.add_argument("--out", type=Path, default=None, help="write here (default: in place)")
     t.add_argument(
@@ -114,7 +121,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--calibration",
         type=Path,
         default=None,
-        help="calibration JSON from `oware-companion calibrate` (default: find the board)",
+        help="calibration JSON from `oware-companion calibrate` (default: the one it saved; "
+        "without one, find the board in the photo)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=count_command)
@@ -157,28 +165,24 @@ def views_phrase(views: int) -> str:
     return f"each pit read in {views} view{'s' if views > 1 else ''}"
 
 
-def default_calibration_path() -> Path:
-    """Where the calibration goes when ``--out`` is not given (the user's config dir)."""
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("oware-companion")) / "camera-calibration.json"
-
-
 def count_command(args: argparse.Namespace) -> int:
     """Handler of `count`: exit code 0, 1 (cannot read), 2 (bad calibration/board not found)."""
     import cv2
 
     from vision.calibrate import locate
-    from vision.calibration import Calibration, CalibrationError
+    from vision.calibration import Calibration, CalibrationError, default_path
     from vision.pipeline import counter_for
 
     frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if frame is None:
         print(f"error: cannot read image {args.image}", file=sys.stderr)
         return 1
+    given: Path | None = args.calibration
+    if given is None and default_path().is_file():
+        given = default_path()  # the board `calibrate` saved, and the counter taught on it
     try:
-        if args.calibration is not None:
-            calibration = Calibration.load(args.calibration)
+        if given is not None:
+            calibration = Calibration.load(given)
         else:
             calibration = locate(np.asarray(frame, np.uint8))
         counter = counter_for(calibration)
@@ -190,11 +194,18 @@ def count_command(args: argparse.Namespace) -> int:
     beliefs = counter.beliefs(crops, list(range(len(crops))))
     result = count_report(beliefs)
     if args.json:
-        print(json.dumps({"image": str(args.image), "method": calibration.method, "pits": result}))
+        report = {
+            "image": str(args.image),
+            "calibration": None if given is None else str(given),
+            "method": calibration.method,
+            "pits": result,
+        }
+        print(json.dumps(report))
         return 0
     from core.notation import move_name
 
-    print(f"{args.image}  (board found by: {calibration.method}; counter: {counter.source})")
+    found = f"calibration {given}" if given is not None else "board found in the photo"
+    print(f"{args.image}  ({found}, by: {calibration.method}; counter: {counter.source})")
     for row in result:
         likely = ", ".join(str(c) for c in row["credible_95"])
         print(
@@ -222,7 +233,7 @@ def progress_bar(what: str) -> Callable[[int, int], None]:
 
 def train_counter_command(args: argparse.Namespace) -> int:
     """Handler of `train-counter`: exit 0, 1 (no usable images), 2 (bad calibration)."""
-    from vision.calibration import Calibration, CalibrationError
+    from vision.calibration import Calibration, CalibrationError, default_path
     from vision.dataset import load_folder
     from vision.deep_counter import DeepCounter
     from vision.deep_train import INSTALL_HINT, torch_available
@@ -235,8 +246,16 @@ def train_counter_command(args: argparse.Namespace) -> int:
     elif kind == "deep" and not torch_available():
         print(f"error: {INSTALL_HINT}", file=sys.stderr)
         return 2
+    target: Path = args.calibration or default_path()
+    if not target.is_file():
+        print(
+            f"error: no camera calibration at {target}: run `oware-companion calibrate "
+            "--source camera://0` first, or give one with --calibration FILE",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        calibration = Calibration.load(args.calibration)
+        calibration = Calibration.load(target)
         examples = load_folder(args.folder)
     except (CalibrationError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -255,7 +274,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
         progress=progress_bar("fine-tuning"),
         members=args.members or MEMBERS,
     ).with_views(args.views)
-    out = args.out or args.calibration
+    out = args.out or target
     calibration.with_counter(counter.to_json()).save(out)
     temps = ", ".join(f"{n.temperature:.2f}" for n in counter.networks)
     print(
@@ -323,10 +342,10 @@ def _read(path: Path) -> Image:
 def calibrate_camera(args: argparse.Namespace) -> int:
     """`calibrate --source camera://N`: locate the board, teach the counter, save JSON."""
     from vision.calibrate import locate, teach
-    from vision.calibration import CalibrationError, parse_corners
+    from vision.calibration import CalibrationError, default_path, parse_corners
     from vision.source import SourceError
 
-    out = Path(args.out) if getattr(args, "out", None) else default_calibration_path()
+    out = Path(args.out) if getattr(args, "out", None) else default_path()
     corners_text = getattr(args, "corners", None)
     empty_path = getattr(args, "empty", None)
     start_path = getattr(args, "start", None)

@@ -27,7 +27,7 @@ from core.rules import parse_rules_spec
 from .board import BoardRuntime
 from .config import ServiceConfig
 from .index import GameIndex
-from .sources import open_source, referee_settings_for, validate_url
+from .sources import check_source, open_source, referee_settings_for, validate_url
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,10 @@ class Service:
         if not sources:
             raise ValueError("at least one source URL is needed (e.g. sim://)")
         for url in sources:
-            validate_url(url)
+            if source_factory is None:  # the real sources: refuse what they could not open
+                check_source(url, config.camera_calibration)
+            else:
+                validate_url(url)
         self.config = config
         self.urls = list(sources)
         self.data_dir = Path(config.data_dir).resolve()

@@ -7,11 +7,17 @@ Every source follows one interface (see ``firmware_bridge.source``):
 ==========================  ==============================================
 ``sim://?...``              virtual sensor board (``firmware_bridge``)
 ``serial:///dev/ttyUSB0``   sensor board on a port; ``serial://auto`` finds it
-``camera://0``              a camera (``vision``; needs a calibration)
+``camera://0``              a camera (``vision``; needs a calibration, see below)
 ``video://match.mp4``       a recorded video (``vision``)
 ``replay://session.jsonl``  a recorded session log, ``?speed=0`` as fast as it reads,
                             ``?speed=N`` N times its original pace (default 1)
 ==========================  ==============================================
+
+A camera or video source reads the calibration it is given (``serve
+--calibration FILE``, or ``[camera] calibration`` in the venue config), else
+the one ``oware-companion calibrate`` saved by default
+(:func:`vision.calibration.default_path`); with neither, the service refuses
+to start and says how to make one.
 
 A replayed session also gives back the commands people gave during it
 (``{"command": ...}`` dicts), and its header (:attr:`ReplaySource.header`)
@@ -136,12 +142,43 @@ def open_source(url: str, camera_calibration: Path | None = None) -> Any:
     from vision.calibration import Calibration
     from vision.source import CameraSource
 
-    if camera_calibration is None:
-        raise SourceURLError(
-            f"{url} needs a camera calibration: run `oware-companion calibrate` and set "
-            "[camera] calibration in the config file"
-        )
-    return CameraSource(url, Calibration.load(camera_calibration))
+    return CameraSource(url, Calibration.load(camera_calibration_path(url, camera_calibration)))
+
+
+def camera_calibration_path(url: str, given: Path | None = None) -> Path:
+    """The calibration file a ``camera://`` or ``video://`` source reads.
+
+    The one ``given`` (``--calibration`` or the config's), else the one
+    ``oware-companion calibrate`` saved by default. Raises
+    :class:`SourceURLError` saying how to make one when there is none.
+    """
+    from vision.calibration import default_path
+
+    if given is not None:
+        if not Path(given).is_file():
+            raise SourceURLError(f"camera calibration for {url} not found: {given}")
+        return Path(given)
+    saved = default_path()
+    if saved.is_file():
+        return saved
+    raise SourceURLError(
+        f"{url} needs a camera calibration and none is saved at {saved}: run "
+        f"`oware-companion calibrate --source {url}` first, or give one with "
+        "--calibration FILE (or [camera] calibration in the config file)"
+    )
+
+
+def check_source(url: str, camera_calibration: Path | None = None) -> None:
+    """Refuse, before anything starts, a URL :func:`open_source` could not open:
+    an unknown scheme, a missing replay file, a camera without a usable calibration."""
+    if validate_url(url) in ("camera", "video"):
+        from vision.calibration import Calibration
+        from vision.source import parse_url
+
+        parse_url(url)
+        Calibration.load(camera_calibration_path(url, camera_calibration))
+    elif url.startswith("replay://"):
+        open_source(url)
 
 
 def referee_settings_for(url: str) -> dict[str, float]:

@@ -198,3 +198,50 @@ def test_train_counter_on_a_labelled_folder(
     )
     assert missing.func(missing) in (1, 2)
     assert "error:" in capsys.readouterr().err
+
+
+def test_calibrate_once_and_every_command_reads_it(
+    tmp_path: Path, files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --out, calibrate saves in the user's config directory (private to the
+    test, see tests/conftest.py); count and train-counter read it from there."""
+    from vision.calibration import default_path
+    from vision.synth import render_pit
+
+    saved = default_path()
+    count = ["count", str(files["photo"]), "--json"]
+    # nothing saved yet: count finds the board in the photo, train-counter says what to do
+    ns = _parser().parse_args(count)
+    assert ns.func(ns) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["calibration"] is None
+    folder = tmp_path / "pits"
+    rng = np.random.default_rng(4)
+    for n in (0, 1):
+        (folder / str(n)).mkdir(parents=True)
+        for i in range(2):
+            cv2.imwrite(str(folder / str(n) / f"{i}.png"), render_pit(n, board.style, rng, size=90))
+    train = _parser().parse_args(
+        ["train-counter", str(folder), "--counter", "cnn", "--steps", "5", "--members", "1"]
+    )
+    assert train.func(train) == 2
+    err = capsys.readouterr().err
+    assert f"no camera calibration at {saved}" in err and "oware-companion calibrate" in err
+
+    assert cmd.calibrate_camera(_calibrate(files, out=None)) == 0
+    assert f"wrote {saved}" in capsys.readouterr().out
+    ns = _parser().parse_args(count)
+    assert ns.func(ns) == 0
+    by_default = json.loads(capsys.readouterr().out)
+    assert by_default["calibration"] == str(saved) and by_default["method"] == "aruco"
+    ns = _parser().parse_args([*count, "--calibration", str(saved)])
+    assert ns.func(ns) == 0
+    assert json.loads(capsys.readouterr().out)["pits"] == by_default["pits"]
+    ns = _parser().parse_args(count[:2])
+    assert ns.func(ns) == 0
+    assert f"(calibration {saved}, by: aruco; counter:" in capsys.readouterr().out
+
+    assert train.func(train) == 0  # fine-tunes into the saved calibration, in place
+    stored = Calibration.load(saved)
+    assert stored.counter is not None and stored.counter["kind"] == "cnn"
+    assert f"wrote {saved}" in capsys.readouterr().out

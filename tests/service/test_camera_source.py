@@ -1,0 +1,162 @@
+"""A camera source and its calibration, the way a person sets one up.
+
+``oware-companion calibrate --source camera://0`` saves the calibration in
+the user's config directory; ``serve --source camera://0`` must then read
+it without being told (it used to refuse unless a venue config named the
+file). ``--calibration FILE`` or the config's ``[camera] calibration`` name
+another one. A camera with no usable calibration is refused before the
+server starts, with a message that says how to make one.
+
+Every test points the user's config directory (``XDG_CONFIG_HOME``) at its
+own temporary folder, so nothing here reads or writes the real one.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.service.config import ServiceConfig
+from companion.service.service import Service
+from companion.service.sources import SourceURLError, camera_calibration_path, open_source
+from vision.calibration import Calibration, CalibrationError, default_path
+from vision.source import CameraSource, SourceError
+
+from .conftest import read_jsonl, session_log, start_server
+
+CLI = [sys.executable, "-m", "companion.cli"]
+CORNERS = ((100.0, 100.0), (1100.0, 100.0), (1100.0, 500.0), (100.0, 500.0))
+
+
+@pytest.fixture
+def saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where ``calibrate`` would save (nothing there yet), in a private config dir."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return default_path()
+
+
+def _write(path: Path, corners: tuple[tuple[float, float], ...] = CORNERS) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Calibration(corners, (1280, 720), method="manual").save(path)
+    return path
+
+
+def test_the_saved_calibration_lives_in_the_users_config_dir(saved: Path, tmp_path: Path) -> None:
+    assert saved == tmp_path / "config" / "oware-companion" / "camera-calibration.json"
+
+
+def test_without_any_calibration_the_message_says_how_to_make_one(saved: Path) -> None:
+    url = "video:///match.avi"
+    with pytest.raises(SourceURLError) as caught:
+        open_source(url)
+    text = str(caught.value)
+    assert "needs a camera calibration" in text
+    assert str(saved) in text
+    assert f"oware-companion calibrate --source {url}" in text
+    assert "--calibration FILE" in text
+
+
+def test_the_calibration_calibrate_saved_is_read_by_default(saved: Path) -> None:
+    _write(saved)
+    assert camera_calibration_path("camera://0") == saved
+    source = open_source("camera://0")
+    assert isinstance(source, CameraSource)
+    assert source.calibration.corners == CORNERS
+
+
+def test_a_calibration_given_wins_over_the_saved_one(saved: Path, tmp_path: Path) -> None:
+    _write(saved)
+    other = ((0.0, 0.0), (640.0, 0.0), (640.0, 300.0), (0.0, 300.0))
+    given = _write(tmp_path / "board2.json", other)
+    assert camera_calibration_path("camera://0", given) == given
+    assert open_source("camera://0", given).calibration.corners == other
+    # a file named but missing is an error, not a silent fall-back to the saved one
+    with pytest.raises(SourceURLError, match=r"not found: .*nope\.json"):
+        open_source("camera://0", tmp_path / "nope.json")
+
+
+def test_the_service_refuses_an_unusable_camera_before_starting(
+    saved: Path, tmp_path: Path
+) -> None:
+    config = ServiceConfig(data_dir=tmp_path / "data")
+    with pytest.raises(SourceURLError, match="needs a camera calibration"):
+        Service(["sim://", "camera://0"], config)
+    saved.parent.mkdir(parents=True)
+    saved.write_text("{not json")
+    with pytest.raises(CalibrationError, match="not valid JSON"):
+        Service(["camera://0"], config)
+    _write(saved)
+    with pytest.raises(SourceError, match="camera://N"):
+        Service(["camera://front"], config)
+    service = Service(["camera://0"], config)  # a usable one: accepted
+    assert service.urls == ["camera://0"]
+    assert not (tmp_path / "data").exists()  # nothing was started
+
+
+def test_serve_without_a_calibration_exits_with_the_message_and_no_traceback(
+    saved: Path, tmp_path: Path
+) -> None:
+    run = subprocess.run(
+        [*CLI, "serve", "--source", "camera://0", "--data-dir", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "oware-companion: error:" in run.stderr
+    assert f"none is saved at {saved}" in run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
+    missing = tmp_path / "missing.json"
+    run = subprocess.run(
+        [*CLI, "serve", "--source", "camera://0", "--calibration", str(missing)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1 and f"not found: {missing}" in run.stderr, run.stderr
+
+
+def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Path) -> None:
+    """The README's two steps on a rendered game: calibrate saves, serve finds it."""
+    from vision.synth_game import render_session
+
+    game = tmp_path / "game"
+    render_session(game, n_moves=4, seed=3)
+    truth = json.loads((game / "game.json").read_text())["names"]
+    cal = subprocess.run(
+        [
+            *CLI,
+            "calibrate",
+            "--source",
+            f"video://{game / 'empty.png'}",
+            "--empty",
+            str(game / "empty.png"),
+            "--start",
+            str(game / "start.png"),
+            "--yes",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert cal.returncode == 0, cal.stdout + cal.stderr
+    assert f"wrote {saved}" in cal.stdout and saved.is_file()
+
+    data = tmp_path / "data"
+    server = start_server(
+        data, "--source", f"video://{game / 'game.avi'}?realtime=0", "--no-engine"
+    )
+    try:
+        moves: list[str] = []
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and len(moves) < len(truth):
+            time.sleep(0.5)
+            moves = [e["name"] for e in read_jsonl(session_log(data)) if e.get("type") == "move"]
+    finally:
+        server.stop()
+    assert moves == truth, server.log_text()[-3000:]
