@@ -14,7 +14,7 @@ The command line overrides the file, the file overrides the defaults. Example
     allowed_origins = ["http://club.local:8000"]   # extra WebSocket origins
 
     [camera]
-    calibration = "board.json"       # vision calibration for camera:// and video://
+    calibration = "board.json"       # for camera:// and video:// (default: the saved one)
 
     [engine]
     enabled = true
