@@ -1,6 +1,7 @@
 // Texts of the page in English, Polish, German, Czech and French.
 //
-// Dictionaries live in ../i18n/<lang>.json as flat "key": "text with {params}".
+// Dictionaries live in ../i18n/<lang>.json as flat "key": "text with {params}";
+// {count:seed} writes the number with the noun in its plural form (see t()).
 // A key missing in a language falls back to English, so a new text never shows
 // up as a raw key. Elements with data-i18n="key" get their text replaced, and
 // data-i18n-aria="key" their aria-label, whenever the language changes.
@@ -50,10 +51,35 @@ export function language() {
   return current;
 }
 
-/** The text of `key` with {name} placeholders filled from `params`. */
+/**
+ * The text of `key` with placeholders filled from `params`: {name} is the value,
+ * {name:noun} the value and the noun in the plural form that number takes in the
+ * current language ("1 seed", "5 seeds"; Polish "2 ziarna", "5 ziaren").
+ */
 export function t(key, params = {}) {
   const text = dict[key] ?? fallback[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+  return text.replace(/\{(\w+)(?::(\w+))?\}/g, (m, name, noun) => {
+    if (!(name in params)) return m;
+    const value = String(params[name]);
+    return noun ? `${value} ${nounFor(noun, value)}` : value;
+  });
+}
+
+/**
+ * The form of `noun` that goes with the number written `value`. The dictionaries
+ * hold one text per plural category of their language ("noun.seed.one",
+ * "noun.seed.few", ...); Intl.PluralRules picks the category, counting the written
+ * decimals, since "1.0 seeds" is plural in English where "1 seed" is not.
+ */
+function nounFor(noun, value) {
+  const number = Math.abs(Number(value));
+  const decimals = (value.split(".")[1] ?? "").length;
+  const category = Number.isFinite(number)
+    ? new Intl.PluralRules(current, { minimumFractionDigits: decimals }).select(number)
+    : "other";
+  const key = `noun.${noun}.${category}`;
+  const other = `noun.${noun}.other`;
+  return dict[key] ?? dict[other] ?? fallback[key] ?? fallback[other] ?? noun;
 }
 
 /** "South" / "North" for two players, "Player 3" with more. */

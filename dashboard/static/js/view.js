@@ -20,7 +20,7 @@ function addMark(marks, pit, cls) {
 
 /** Seeds in seeds-units with a sign: "+1.5", "-0.3", "0". */
 export function formatValue(v) {
-  if (Math.abs(v) >= 90) return v > 0 ? "win" : "loss";
+  if (Math.abs(v) >= 90) return t(v > 0 ? "value.win" : "value.loss");
   const r = Math.round(v * 10) / 10;
   return r > 0 ? `+${r}` : String(r);
 }
@@ -328,7 +328,9 @@ export function renderSuggestion(model, ctx) {
   const entries = Object.entries(sugg.values ?? {}).sort((a, b) => b[1] - a[1]);
   for (const [pit, v] of entries) {
     const li = document.createElement("li");
-    li.textContent = `${pitName(Number(pit), model.players)}: ${t("sugg.value", { value: formatValue(v) })}`;
+    // a forced win or loss is said in words; anything else in seeds ahead
+    const value = Math.abs(v) >= 90 ? formatValue(v) : t("sugg.value", { value: formatValue(v) });
+    li.textContent = `${pitName(Number(pit), model.players)}: ${value}`;
     if (Number(pit) === sugg.best) li.className = "best";
     list.append(li);
   }
