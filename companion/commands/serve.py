@@ -11,10 +11,14 @@ suggestions with no hardware::
     oware-companion serve --source serial://auto --rules abapa
     oware-companion serve --source sim:// --source camera://0 --config venue.toml
     oware-companion serve --source camera://0 --calibration board2.json
+    oware-companion serve --source camera://0 --source camera://1 \\
+        --calibration table1.json --calibration table2.json
 
 A camera needs a calibration (``oware-companion calibrate --source
 camera://0``); ``serve`` reads the one that command saved unless
-``--calibration`` or the config names another.
+``--calibration`` or the config names another. Several cameras, one per
+board, each need their own: save each with ``calibrate --out FILE`` and give
+them in the order of the camera sources.
 
 Listening on anything but loopback makes every command need a token
 (printed at start unless the config sets one). SIGINT or SIGTERM stop the
@@ -60,9 +64,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument(
         "--calibration",
         type=Path,
-        default=None,
+        action="append",
         metavar="FILE",
-        help="camera calibration for camera:// and video:// sources (default: the config's "
+        help="camera calibration for the camera:// and video:// sources: once for all of "
+        "them, or once per camera in the order of their --source (default: the config's "
         "[camera] calibration, else the one `oware-companion calibrate` saved)",
     )
     _common(serve)
@@ -99,7 +104,6 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_config(args: argparse.Namespace) -> ServiceConfig:
     """The venue config with the command line's overrides."""
     config = load_config(args.config) if args.config else ServiceConfig()
-    calibration: Path | None = getattr(args, "calibration", None)  # serve has it, demo not
     return config.with_overrides(
         rules=args.rules,
         host=args.host,
@@ -109,8 +113,26 @@ def build_config(args: argparse.Namespace) -> ServiceConfig:
         fair_play=args.fair_play,
         engine=False if args.no_engine else None,
         engine_seconds=args.engine_seconds,
-        camera_calibration=calibration.resolve() if calibration else None,
     )
+
+
+def with_calibrations(
+    config: ServiceConfig, sources: Sequence[str], files: Sequence[Path]
+) -> ServiceConfig:
+    """``config`` with the ``--calibration`` files given: one file is every camera's;
+    several go to the camera sources in the order they were given."""
+    if not files:
+        return config
+    cameras = [url for url in sources if url.startswith(("camera://", "video://"))]
+    paths = [Path(f).resolve() for f in files]
+    if len(paths) == 1:
+        return config.with_overrides(camera_calibration=paths[0])
+    if len(paths) != len(cameras):
+        raise ValueError(
+            f"{len(paths)} --calibration files for {len(cameras)} camera sources: "
+            "give one for all of them, or one per camera in the order of their --source"
+        )
+    return config.with_overrides(camera_calibrations=tuple(zip(cameras, paths, strict=True)))
 
 
 def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> int:
@@ -148,8 +170,16 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    config = build_config(args)
-    return run(args.source or ["sim://"], config, resume=not args.fresh)
+    sources = args.source or ["sim://"]
+    config = with_calibrations(build_config(args), sources, args.calibration or [])
+    cameras = [url for url in sources if url.startswith(("camera://", "video://"))]
+    if len(cameras) > 1 and len({config.calibration_for(url) for url in cameras}) == 1:
+        log.warning(
+            "%d cameras read the same calibration: give each its own with --calibration "
+            "(in the order of their --source) unless they really see the same board",
+            len(cameras),
+        )
+    return run(sources, config, resume=not args.fresh)
 
 
 def demo_command(args: argparse.Namespace) -> int:

@@ -58,10 +58,17 @@ class ServiceConfig:
     data_dir: Path = field(default_factory=default_data_dir)
     allowed_origins: tuple[str, ...] = ()
     camera_calibration: Path | None = None
+    """The calibration of every camera:// and video:// source not named below."""
+    camera_calibrations: tuple[tuple[str, Path], ...] = ()
+    """(source URL, calibration) for boards that each have their own camera."""
     engine: bool = True
     engine_seconds: float = 3.0
     max_body_bytes: int = 64 * 1024
     """Largest request body (and WebSocket message) accepted."""
+
+    def calibration_for(self, url: str) -> Path | None:
+        """The camera calibration given for ``url`` (None: the one `calibrate` saved)."""
+        return dict(self.camera_calibrations).get(url, self.camera_calibration)
 
     def with_overrides(self, **changes: Any) -> ServiceConfig:
         """A copy with the given fields replaced; ``None`` values are ignored."""

@@ -60,7 +60,7 @@ class Service:
             raise ValueError("at least one source URL is needed (e.g. sim://)")
         for url in sources:
             if source_factory is None:  # the real sources: refuse what they could not open
-                check_source(url, config.camera_calibration)
+                check_source(url, config.calibration_for(url))
             else:
                 validate_url(url)
         self.config = config
@@ -70,7 +70,7 @@ class Service:
         self.engine_enabled = config.engine if engine is None else engine
         self.resume = resume
         self._source_factory = source_factory or (
-            lambda url: open_source(url, config.camera_calibration)
+            lambda url: open_source(url, config.calibration_for(url))
         )
         self.index: GameIndex | None = None
         self.boards: dict[str, BoardRuntime] = {}

@@ -160,3 +160,47 @@ def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Pa
     finally:
         server.stop()
     assert moves == truth, server.log_text()[-3000:]
+
+
+def test_one_calibration_serves_every_camera_and_several_pair_in_order(tmp_path: Path) -> None:
+    from companion.commands.serve import with_calibrations
+
+    sources = ["camera://0", "sim://", "video:///m.avi", "camera://2"]
+    a, b, c = (tmp_path / f"{n}.json" for n in "abc")
+    one = with_calibrations(ServiceConfig(), sources, [a])
+    assert [one.calibration_for(u) for u in sources] == [a, a, a, a]
+    three = with_calibrations(ServiceConfig(), sources, [a, b, c])
+    assert [three.calibration_for(u) for u in sources if u != "sim://"] == [a, b, c]
+    assert with_calibrations(ServiceConfig(), sources, []) == ServiceConfig()
+    with pytest.raises(ValueError, match="2 --calibration files for 3 camera sources"):
+        with_calibrations(ServiceConfig(), sources, [a, b])
+
+
+def test_each_camera_is_checked_against_its_own_calibration(saved: Path, tmp_path: Path) -> None:
+    good = _write(tmp_path / "table1.json")
+    config = ServiceConfig(
+        data_dir=tmp_path / "data",
+        camera_calibrations=(("camera://0", good), ("camera://1", tmp_path / "table2.json")),
+    )
+    with pytest.raises(SourceURLError, match=r"for camera://1 not found: .*table2\.json"):
+        Service(["camera://0", "camera://1"], config)
+    other = ((0.0, 0.0), (900.0, 0.0), (900.0, 400.0), (0.0, 400.0))
+    _write(tmp_path / "table2.json", other)
+    Service(["camera://0", "camera://1"], config)
+    assert open_source("camera://1", config.calibration_for("camera://1")).calibration.corners == (
+        other
+    )
+
+
+def test_serve_refuses_calibrations_that_do_not_pair_with_the_cameras(tmp_path: Path) -> None:
+    a = _write(tmp_path / "a.json")
+    sources = ["--source", "camera://0", "--source", "camera://1", "--source", "camera://2"]
+    run = subprocess.run(
+        [*CLI, "serve", *sources, "--calibration", str(a), "--calibration", str(a)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "2 --calibration files for 3 camera sources" in run.stderr
+    assert "Traceback" not in run.stderr
