@@ -137,7 +137,12 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--start", type=Path, default=None, help="photo of the start position (4 per pit)"
     )
-    parser.add_argument("--no-teach", action="store_true", help="only locate the board")
+    parser.add_argument(
+        "--no-teach",
+        action="store_true",
+        help="only locate the board again (after the camera or board moved): the counter "
+        "already in the calibration file is kept",
+    )
     parser.add_argument(
         "--counter",
         choices=["area", "deep", "cnn"],
@@ -387,10 +392,31 @@ def calibrate_camera(args: argparse.Namespace) -> int:
             print(f"{kind} counter adapted to this board (empty board and start position)")
             if kind != "area":
                 print(f"warning: {TWO_VIEWS_WARNING}", file=sys.stderr)
+        previous = _previous_counter(out)
+        if no_teach and previous is not None:
+            calibration = calibration.with_counter(previous)
+            print(f"kept the {previous.get('kind', 'adapted')} counter already in {out}")
         out.parent.mkdir(parents=True, exist_ok=True)
+        if out.is_file():
+            # a counter trained from labelled photos took minutes to hours: never lose it
+            backup = out.with_name(out.name + ".previous")
+            out.replace(backup)
+            print(f"the previous calibration is kept as {backup}")
         calibration.save(out)
     except (CalibrationError, SourceError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {out}")
     return 0
+
+
+def _previous_counter(path: Path) -> dict[str, Any] | None:
+    """The adapted counter stored in the calibration at ``path``, if there is a usable one."""
+    from vision.calibration import Calibration, CalibrationError
+
+    if not path.is_file():
+        return None
+    try:
+        return Calibration.load(path).counter
+    except (CalibrationError, OSError, ValueError):
+        return None  # unreadable: it is moved aside, not trusted

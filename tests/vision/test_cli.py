@@ -245,3 +245,27 @@ def test_calibrate_once_and_every_command_reads_it(
     stored = Calibration.load(saved)
     assert stored.counter is not None and stored.counter["kind"] == "cnn"
     assert f"wrote {saved}" in capsys.readouterr().out
+
+
+def test_calibrating_again_keeps_the_trained_counter(
+    files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Re-locating a nudged board (--no-teach) keeps the counter in the file; teaching
+    anew moves the old file aside rather than losing a counter that took hours."""
+    trained = board.calibration.with_counter({"kind": "deep", "networks": ["stand-in"]})
+    trained.save(files["cal"])
+    before = files["cal"].read_text()
+    corners = " ".join(f"{x + 3:.1f},{y:.1f}" for x, y in board.calibration.corners)
+    grab = f"video://{files['photo']}"  # the frame --no-teach takes from the "camera"
+    assert cmd.calibrate_camera(_calibrate(files, no_teach=True, corners=corners, source=grab)) == 0
+    out = capsys.readouterr().out
+    assert f"kept the deep counter already in {files['cal']}" in out
+    relocated = Calibration.load(files["cal"])
+    assert relocated.counter == trained.counter
+    assert relocated.corners[0][0] == pytest.approx(board.calibration.corners[0][0] + 3, abs=0.1)
+    backup = files["cal"].with_name("cal.json.previous")
+    assert backup.read_text() == before
+    assert cmd.calibrate_camera(_calibrate(files)) == 0  # teach anew: the area counter
+    assert f"the previous calibration is kept as {backup}" in capsys.readouterr().out
+    assert Calibration.load(files["cal"]).counter["kind"] == "area"  # type: ignore[index]
+    assert Calibration.load(backup).counter == trained.counter
