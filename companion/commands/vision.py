@@ -26,13 +26,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 # OpenCV and the vision package are imported inside the handlers: they are the
 # optional "vision" extra, and `oware-companion --help` must work without them.
+
+if TYPE_CHECKING:
+    from vision.calibration import Calibration
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -280,7 +283,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
         members=args.members or MEMBERS,
     ).with_views(args.views)
     out = args.out or target
-    calibration.with_counter(counter.to_json()).save(out)
+    save_keeping_previous(calibration.with_counter(counter.to_json()), out)
     temps = ", ".join(f"{n.temperature:.2f}" for n in counter.networks)
     print(
         f"wrote {out} ({len(counter.networks)} networks, temperatures {temps};"
@@ -396,18 +399,23 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         if no_teach and previous is not None:
             calibration = calibration.with_counter(previous)
             print(f"kept the {previous.get('kind', 'adapted')} counter already in {out}")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if out.is_file():
-            # a counter trained from labelled photos took minutes to hours: never lose it
-            backup = out.with_name(out.name + ".previous")
-            out.replace(backup)
-            print(f"the previous calibration is kept as {backup}")
-        calibration.save(out)
+        save_keeping_previous(calibration, out)
     except (CalibrationError, SourceError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {out}")
     return 0
+
+
+def save_keeping_previous(calibration: Calibration, out: Path) -> None:
+    """Write ``calibration`` to ``out``, first moving a file already there to
+    ``out.previous``: a counter trained from labelled photos took minutes to hours."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.is_file():
+        backup = out.with_name(out.name + ".previous")
+        out.replace(backup)
+        print(f"the previous calibration is kept as {backup}")
+    calibration.save(out)
 
 
 def _previous_counter(path: Path) -> dict[str, Any] | None:

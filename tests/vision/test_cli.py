@@ -244,7 +244,11 @@ def test_calibrate_once_and_every_command_reads_it(
     assert train.func(train) == 0  # fine-tunes into the saved calibration, in place
     stored = Calibration.load(saved)
     assert stored.counter is not None and stored.counter["kind"] == "cnn"
-    assert f"wrote {saved}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"wrote {saved}" in out
+    previous = saved.with_name(saved.name + ".previous")  # the area counter, kept aside
+    assert f"the previous calibration is kept as {previous}" in out
+    assert Calibration.load(previous).counter["kind"] == "area"  # type: ignore[index]
 
 
 def test_calibrating_again_keeps_the_trained_counter(
