@@ -80,6 +80,10 @@ class BoardReader:
     """Whether the previous frame was stable (to notice the moment the board settles)."""
     last_stable_crops: list[Image] | None = field(default=None, init=False)
     """The pit crops of the last stable frame (labelled for free once confirmed)."""
+    last_stable_beliefs: list[npt.NDArray[np.float64] | None] | None = field(
+        default=None, init=False
+    )
+    """What the counter believed of those crops (to leave out positions it contradicts)."""
 
     def __post_init__(self) -> None:
         self.motion = MotionDetector(self.calibration.layout)
@@ -116,6 +120,7 @@ class BoardReader:
                 self._counted_view[y0:y1, x0:x1] = gray[y0:y1, x0:x1]
         if state.stable:
             self.last_stable_crops = [c.copy() for c in crops]
+            self.last_stable_beliefs = list(self._beliefs)  # replaced, never changed in place
         readings: list[PitReading] = []
         for pit in range(self.calibration.layout.pits):
             b = self._beliefs[pit]

@@ -18,7 +18,9 @@ The interface every source of the companion follows:
   "detail": ...}``;
 * ``health()`` – a JSON-ready dict for the /health endpoint;
 * ``confirm(pits)`` (camera only) – the referee confirmed a position: its pit
-  images become labelled examples and the counter learns this board.
+  images become labelled examples and the counter learns this board; with a
+  :class:`~vision.pit_album.PitAlbum` they are also kept on disk for
+  ``train-counter``.
 
 A camera that disconnects is reported, then retried with a growing delay (up
 to 5 s) until it comes back or the source is closed. Frames that arrive late
@@ -30,9 +32,11 @@ then repeated every ``repeat_every`` seconds, not for every frame.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,8 +51,10 @@ from vision.calibration import Calibration
 from vision.counter import Counter
 from vision.locate import find_board
 from vision.pipeline import BoardReader, counter_for
+from vision.pit_album import PitAlbum
 
 Status = dict[str, Any]
+log = logging.getLogger(__name__)
 
 
 class SourceError(ValueError):
@@ -104,8 +110,11 @@ class CameraSource:
         stale_after: float = 1.0,
         max_retry_delay: float = 5.0,
         repeat_every: float = 1.0,
+        album: PitAlbum | None = None,
     ) -> None:
         self.url = url
+        self.album = album
+        self._album_writer: ThreadPoolExecutor | None = None
         self.target = parse_url(url)
         self.calibration = calibration
         self._counter = counter
@@ -138,12 +147,17 @@ class CameraSource:
             self._state = "opening"
 
     def close(self) -> None:
-        """Stop: the iteration ends after the frame it is reading (thread-safe)."""
+        """Stop: the iteration ends after the frame it is reading (thread-safe).
+
+        Photos still queued for the album are written before the writer stops."""
         self._closed.set()
         with self._lock:
             self._state = "closed"
+            writer, self._album_writer = self._album_writer, None
+        if writer is not None:
+            writer.shutdown(wait=True)
 
-    def confirm(self, pits: Sequence[int]) -> bool:
+    def confirm(self, pits: Sequence[int], move: int | None = None) -> bool:
         """Learning from the game: the referee confirmed the board now holds ``pits``.
 
         Call it on every ``move`` event (thread-safe, returns at once). The
@@ -155,15 +169,23 @@ class CameraSource:
         (that position is skipped: the next ones will teach the same board). A
         position the counter flatly contradicts is not learnt from (see
         PositionLearner.add).
+
+        With an album, every confirmed position's crops are also saved (on a
+        writer thread, ``move`` naming them), even while a refit runs.
         """
         with self._lock:
             reader, learner = self._reader, self._learner
             if reader is None or learner is None or reader.last_stable_crops is None:
                 return False
-            if self._learning is not None and self._learning.is_alive():
-                return False
             crops = list(reader.last_stable_crops)
             labels = list(pits)
+            if self.album is not None and len(crops) == len(labels):
+                if self._album_writer is None:
+                    self._album_writer = ThreadPoolExecutor(1, thread_name_prefix="pit-album")
+                beliefs = reader.last_stable_beliefs
+                self._album_writer.submit(self._keep, crops, labels, beliefs, move)
+            if self._learning is not None and self._learning.is_alive():
+                return False
 
             def learn() -> None:
                 refit = learner.add(crops, labels)
@@ -174,6 +196,21 @@ class CameraSource:
             self._learning = threading.Thread(target=learn, name="camera-learning", daemon=True)
             self._learning.start()
         return True
+
+    def _keep(
+        self,
+        crops: list[Any],
+        labels: list[int],
+        beliefs: list[Any] | None,
+        move: int | None,
+    ) -> None:
+        """Write one position to the album (on the writer thread): a full disk is
+        logged, never raised into the game."""
+        assert self.album is not None
+        try:
+            self.album.add(crops, labels, beliefs, move)
+        except (OSError, ValueError) as exc:
+            log.warning("pit photos not saved in %s: %s", self.album.folder, exc)
 
     def wait_for_learning(self, timeout: float | None = None) -> bool:
         """Wait for the running refit (if any); True when none is running any more."""
@@ -195,6 +232,9 @@ class CameraSource:
                 "reconnects": self._reconnects,
                 "calibrated": self.calibration is not None,
                 "calibration_method": None if self.calibration is None else self.calibration.method,
+                "pit_photos": None
+                if self.album is None
+                else {"folder": str(self.album.folder), "saved": self.album.saved},
                 "seconds_since_frame": None
                 if self._last_frame_at is None
                 else round(time.monotonic() - self._last_frame_at, 3),

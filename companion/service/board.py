@@ -324,7 +324,7 @@ class BoardRuntime:
         if any(e.type == "move" for e in events) and hasattr(self.source, "confirm"):
             # a camera learns this board's seeds from every confirmed position
             try:
-                self.source.confirm(list(self.referee.position.pits))
+                self.source.confirm(list(self.referee.position.pits), len(self.referee.moves))
             except Exception:
                 log.exception("board %s: camera confirm failed", self.board)
         for line in lines:

@@ -15,6 +15,7 @@ The command line overrides the file, the file overrides the defaults. Example
 
     [camera]
     calibration = "board.json"       # for camera:// and video:// (default: the saved one)
+    keep_pit_photos = true           # the game's labelled pit photos, for train-counter
 
     [engine]
     enabled = true
@@ -61,6 +62,8 @@ class ServiceConfig:
     """The calibration of every camera:// and video:// source not named below."""
     camera_calibrations: tuple[tuple[str, Path], ...] = ()
     """(source URL, calibration) for boards that each have their own camera."""
+    keep_pit_photos: bool = True
+    """Save every confirmed position's pit crops under data_dir/pit-photos/ for train-counter."""
     engine: bool = True
     engine_seconds: float = 3.0
     max_body_bytes: int = 64 * 1024
@@ -86,7 +89,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "data_dir": str,
         "allowed_origins": list,
     },
-    "camera": {"calibration": str},
+    "camera": {"calibration": str, "keep_pit_photos": bool},
     "engine": {"enabled": bool, "seconds": (int, float)},
 }
 
@@ -151,6 +154,8 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
         cfg["data_dir"] = (base / values["venue.data_dir"]).resolve()
     if "camera.calibration" in values:
         cfg["camera_calibration"] = (base / values["camera.calibration"]).resolve()
+    if "camera.keep_pit_photos" in values:
+        cfg["keep_pit_photos"] = values["camera.keep_pit_photos"]
     if "engine.enabled" in values:
         cfg["engine"] = values["engine.enabled"]
     if "engine.seconds" in values:

@@ -27,7 +27,13 @@ from core.rules import parse_rules_spec
 from .board import BoardRuntime
 from .config import ServiceConfig
 from .index import GameIndex
-from .sources import check_source, open_source, referee_settings_for, validate_url
+from .sources import (
+    check_source,
+    open_source,
+    pit_photo_folder,
+    referee_settings_for,
+    validate_url,
+)
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +76,16 @@ class Service:
         self.engine_enabled = config.engine if engine is None else engine
         self.resume = resume
         self._source_factory = source_factory or (
-            lambda url: open_source(url, config.calibration_for(url))
+            lambda url: open_source(url, config.calibration_for(url), self.pit_photos_for(url))
         )
         self.index: GameIndex | None = None
         self.boards: dict[str, BoardRuntime] = {}
+
+    def pit_photos_for(self, url: str) -> Path | None:
+        """Where the camera at ``url`` keeps the pit photos the game labels (None: not kept)."""
+        if not self.config.keep_pit_photos or validate_url(url) not in ("camera", "video"):
+            return None
+        return pit_photo_folder(self.data_dir, url)
 
     # -- security ---------------------------------------------------------------------
     @property

@@ -19,6 +19,11 @@ the one ``oware-companion calibrate`` saved by default
 (:func:`vision.calibration.default_path`); with neither, the service refuses
 to start and says how to make one.
 
+A camera keeps the pit photos every confirmed position labels under
+``<data dir>/pit-photos/<camera>/<count>/`` (``[camera] keep_pit_photos``,
+on by default): ``oware-companion train-counter`` on that folder teaches the
+counter this board's seeds from the games played on it.
+
 A replayed session also gives back the commands people gave during it
 (``{"command": ...}`` dicts), and its header (:attr:`ReplaySource.header`)
 says which start position and referee settings to use, so that the live
@@ -27,6 +32,7 @@ service gives exactly the events the recorded run gave.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,8 +126,14 @@ def validate_url(url: str) -> str:
     return scheme
 
 
-def open_source(url: str, camera_calibration: Path | None = None) -> Any:
-    """The (not yet opened) source for ``url``."""
+def open_source(
+    url: str, camera_calibration: Path | None = None, pit_photos: Path | None = None
+) -> Any:
+    """The (not yet opened) source for ``url``.
+
+    ``pit_photos``: where a camera keeps the pit photos the game labels
+    (:func:`pit_photo_folder`); None keeps none.
+    """
     scheme = validate_url(url)
     if scheme in ("sim", "serial"):
         from firmware_bridge.source import open_source as open_sensor
@@ -140,9 +152,29 @@ def open_source(url: str, camera_calibration: Path | None = None) -> Any:
         return ReplaySource(path, speed)
     # camera:// and video:// need OpenCV: import only when asked for
     from vision.calibration import Calibration
+    from vision.pit_album import PitAlbum
     from vision.source import CameraSource
 
-    return CameraSource(url, Calibration.load(camera_calibration_path(url, camera_calibration)))
+    calibration = Calibration.load(camera_calibration_path(url, camera_calibration))
+    album = PitAlbum(pit_photos) if pit_photos is not None else None
+    return CameraSource(url, calibration, album=album)
+
+
+def pit_photo_folder(data_dir: Path, url: str) -> Path:
+    """Where the service keeps the labelled pit photos of the camera at ``url``
+    (one folder per camera: ``train-counter`` learns one board's seeds and light).
+
+    >>> pit_photo_folder(Path("/data"), "camera://0").as_posix()
+    '/data/pit-photos/camera-0'
+    >>> pit_photo_folder(Path("/data"), "camera://http://phone:8080/video").name
+    'camera-http-phone-8080-video'
+    >>> pit_photo_folder(Path("/data"), "video:///m/final.avi?realtime=0").name
+    'video-m-final.avi'
+    """
+    if url.startswith("video://"):
+        url = url.split("?", 1)[0]  # ?realtime=0 is how to play it, not which camera
+    name = re.sub(r"[^A-Za-z0-9._]+", "-", url).strip("-.") or "camera"
+    return Path(data_dir) / "pit-photos" / name
 
 
 def camera_calibration_path(url: str, given: Path | None = None) -> Path:

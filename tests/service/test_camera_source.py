@@ -25,6 +25,7 @@ from companion.service.config import ServiceConfig
 from companion.service.service import Service
 from companion.service.sources import SourceURLError, camera_calibration_path, open_source
 from vision.calibration import Calibration, CalibrationError, default_path
+from vision.dataset import load_folder
 from vision.source import CameraSource, SourceError
 
 from .conftest import read_jsonl, session_log, start_server
@@ -122,12 +123,14 @@ def test_serve_without_a_calibration_exits_with_the_message_and_no_traceback(
 
 
 def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Path) -> None:
-    """The README's two steps on a rendered game: calibrate saves, serve finds it."""
+    """The README's steps on a rendered game: calibrate saves, serve finds it and keeps
+    the game's labelled pit photos, train-counter learns from them."""
     from vision.synth_game import render_session
 
     game = tmp_path / "game"
     render_session(game, n_moves=4, seed=3)
-    truth = json.loads((game / "game.json").read_text())["names"]
+    rendered = json.loads((game / "game.json").read_text())
+    truth = rendered["names"]
     cal = subprocess.run(
         [
             *CLI,
@@ -157,9 +160,28 @@ def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Pa
         while time.monotonic() < deadline and len(moves) < len(truth):
             time.sleep(0.5)
             moves = [e["name"] for e in read_jsonl(session_log(data)) if e.get("type") == "move"]
+        camera = server.get("/health").json()["boards"]["1"]["link"]
     finally:
         server.stop()
     assert moves == truth, server.log_text()[-3000:]
+
+    # Every confirmed position left its twelve pit photos, labelled, for train-counter.
+    album = data / "pit-photos" / f"video-{game.as_posix().strip('/').replace('/', '-')}-game.avi"
+    assert camera["pit_photos"]["folder"] == str(album)
+    photos = load_folder(album)
+    assert len(photos) == 12 * len(truth), sorted(p.path.name for p in photos)
+    for photo in photos:
+        move, pit = (int(part[1:]) for part in photo.path.stem.split("-")[-2:])
+        assert photo.count == rendered["positions"][move][pit], photo.path
+    train = subprocess.run(
+        [*CLI, "train-counter", str(album), "--counter", "cnn", "--steps", "5", "--members", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert train.returncode == 0, train.stdout + train.stderr
+    assert f"{len(photos)} labelled pit photos" in train.stdout
+    assert Calibration.load(saved).counter["kind"] == "cnn"  # type: ignore[index]
 
 
 def test_one_calibration_serves_every_camera_and_several_pair_in_order(tmp_path: Path) -> None:

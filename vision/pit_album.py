@@ -1,0 +1,105 @@
+"""The game's labelled pit photos, kept on disk for ``train-counter``.
+
+Every position the referee confirms labels the twelve pit crops of the
+stable frame it was read from, for free. The live counter learns from them
+at once (:class:`vision.calibrate.PositionLearner`), but only in memory and
+only the newest few per count. This album keeps them all, in the layout
+``train-counter`` and ``bench/vision.py`` read (``<count>/<image>.png``)::
+
+    <folder>/4/20261122-162730-m012-p03.png    # move 12's position, pit 3 (D)
+
+``bench/learning_curve.py`` measured that the counting goals need several
+hundred labelled photographs of a board; a game of 50 moves gives 600. After
+a few games, ``oware-companion train-counter <folder>`` fine-tunes the
+counter on all of them.
+
+A position whose reading flatly contradicts the confirmed counts (some pit
+gave the confirmed count less than 1 % belief) is left out, as the learner
+leaves it out: the frame may be from another moment than the confirmation,
+and a wrong label teaches harm. Files are written to a temporary name and
+renamed, so a crash never leaves a half-written photo under a count.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+Image = npt.NDArray[Any]
+"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+
+MIN_BELIEF = 0.01
+"""A position is kept only if every pit gave its confirmed count at least this belief."""
+
+
+@dataclass
+class PitAlbum:
+    """Labelled pit photos of one camera, saved as ``<folder>/<count>/<name>.png``."""
+
+    folder: Path
+    saved: int = field(default=0, init=False)
+    """Photos written since this album was opened."""
+    skipped: int = field(default=0, init=False)
+    """Positions left out because the reading contradicted them."""
+
+    def add(
+        self,
+        crops: Sequence[Image],
+        counts: Sequence[int],
+        beliefs: Sequence[npt.NDArray[np.float64] | None] | None = None,
+        move: int | None = None,
+    ) -> int:
+        """Save one confirmed position's crops; returns how many photos were written.
+
+        ``beliefs`` are the reading's beliefs for the same crops (None for a
+        pit that had none); with them, a position they contradict is skipped.
+        ``move`` is the move number that led to the position, for the names.
+        """
+        if len(crops) != len(counts):
+            raise ValueError(f"{len(crops)} crops for {len(counts)} counts")
+        if any(c < 0 for c in counts):
+            raise ValueError("seed counts cannot be negative")
+        if beliefs is not None and contradicted(beliefs, counts):
+            self.skipped += 1
+            return 0
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        tag = f"m{move:03d}" if move is not None else f"t{time.monotonic_ns() % 10**9:09d}"
+        written = 0
+        for pit, (crop, count) in enumerate(zip(crops, counts, strict=True)):
+            target = self.folder / str(int(count)) / f"{stamp}-{tag}-p{pit:02d}.png"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(target.name + ".part")
+            ok, data = cv2.imencode(".png", np.asarray(crop, np.uint8))
+            if not ok:
+                continue
+            partial.write_bytes(data.tobytes())
+            partial.replace(target)
+            written += 1
+        self.saved += written
+        return written
+
+
+def contradicted(beliefs: Sequence[npt.NDArray[np.float64] | None], counts: Sequence[int]) -> bool:
+    """Whether some pit's belief gives its confirmed count less than :data:`MIN_BELIEF`.
+
+    >>> contradicted([np.array([0.1, 0.9]), np.array([0.98, 0.02])], [1, 0])
+    False
+    >>> contradicted([np.array([0.1, 0.9]), np.array([0.995, 0.005])], [1, 1])
+    True
+    >>> contradicted([None, np.array([0.0, 1.0])], [7, 1])  # a pit with no reading says nothing
+    False
+    """
+    for belief, count in zip(beliefs, counts, strict=True):
+        if belief is None:
+            continue
+        p = float(belief[count]) if count < len(belief) else 0.0
+        if p < MIN_BELIEF:
+            return True
+    return False
