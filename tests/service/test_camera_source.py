@@ -226,3 +226,24 @@ def test_serve_refuses_calibrations_that_do_not_pair_with_the_cameras(tmp_path: 
     assert run.returncode == 1, run.stderr
     assert "2 --calibration files for 3 camera sources" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_pit_photos_are_kept_per_camera_unless_the_venue_says_not(tmp_path: Path) -> None:
+    from companion.service.config import ConfigError, parse_config
+
+    cal = _write(tmp_path / "cal.json")
+    config = ServiceConfig(data_dir=tmp_path / "data", camera_calibration=cal)
+    service = Service(["sim://", "camera://0", "camera://1"], config)
+    assert service.pit_photos_for("sim://") is None
+    folders = [service.pit_photos_for(u) for u in ("camera://0", "camera://1")]
+    assert folders == [(tmp_path / "data" / "pit-photos" / f"camera-{n}").resolve() for n in (0, 1)]
+    off = parse_config({"camera": {"keep_pit_photos": False}}, tmp_path)
+    assert off.keep_pit_photos is False
+    assert (
+        Service(["camera://0"], off.with_overrides(camera_calibration=cal)).pit_photos_for(
+            "camera://0"
+        )
+        is None
+    )
+    with pytest.raises(ConfigError, match="keep_pit_photos has the wrong type"):
+        parse_config({"camera": {"keep_pit_photos": "yes"}}, tmp_path)
