@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from companion import __version__
 from companion.service.service import Service
 
-from .routers import games, health, state, ws
+from .routers import camera, games, health, state, ws
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -114,7 +114,7 @@ def create_app(service: Service, static_dir: Path | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.service = service
-    for module in (health, state, games, ws):
+    for module in (health, state, games, camera, ws):
         app.include_router(module.router)
 
     folder = static_dir or STATIC_DIR

@@ -155,6 +155,19 @@ class Calibration:
         tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
         tmp.replace(target)
 
+    def save_replacing(self, path: Path | str) -> Path | None:
+        """Write to ``path``, first moving a file already there to ``<path>.previous``
+        (a counter trained from labelled photos took minutes to hours: never lose it).
+        Returns where the previous file went, or None when there was none."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        backup = None
+        if target.is_file():
+            backup = target.with_name(target.name + ".previous")
+            target.replace(backup)
+        self.save(target)
+        return backup
+
     @classmethod
     def load(cls, path: Path | str) -> Calibration:
         """Read a calibration file."""

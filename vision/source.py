@@ -37,7 +37,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -47,7 +47,7 @@ import numpy as np
 
 from core.observation import Observation
 from vision.calibrate import PositionLearner
-from vision.calibration import Calibration
+from vision.calibration import Calibration, CalibrationError
 from vision.counter import Counter
 from vision.locate import find_board
 from vision.pipeline import BoardReader, counter_for
@@ -111,9 +111,13 @@ class CameraSource:
         max_retry_delay: float = 5.0,
         repeat_every: float = 1.0,
         album: PitAlbum | None = None,
+        calibration_path: Path | None = None,
     ) -> None:
         self.url = url
         self.album = album
+        self.calibration_path = calibration_path
+        """Where :meth:`set_corners` saves the calibration (None: it is only used live)."""
+        self._last_frame: np.ndarray | None = None
         self._album_writer: ThreadPoolExecutor | None = None
         self.target = parse_url(url)
         self.calibration = calibration
@@ -190,12 +194,47 @@ class CameraSource:
             def learn() -> None:
                 refit = learner.add(crops, labels)
                 if refit is not None:
-                    with self._lock:
-                        reader.counter = refit
+                    with self._lock:  # the reader now, which set_corners may have replaced
+                        if self._reader is not None:
+                            self._reader.counter = refit
 
             self._learning = threading.Thread(target=learn, name="camera-learning", daemon=True)
             self._learning.start()
         return True
+
+    def snapshot(self) -> np.ndarray | None:
+        """The last frame read (for the person placing the corners), or None yet."""
+        with self._lock:
+            return self._last_frame
+
+    def set_corners(self, corners: Sequence[Sequence[float]]) -> tuple[Calibration, Path | None]:
+        """The manual fallback: the board's four corners (NW NE SE SW, in pixels of
+        the last frame) placed by a person. The live reading follows them at once,
+        keeping its counter and what it learnt; then, with a ``calibration_path``,
+        the file is rewritten (the old one kept as ``.previous``; OSError if it
+        cannot be). Returns the calibration and where the previous file went.
+        Raises CalibrationError for corners that cannot be a board, ValueError
+        before the first frame.
+        """
+        frame = self.snapshot()
+        if frame is None:
+            raise ValueError("no frame from the camera yet: the corners need one to refer to")
+        h, w = frame.shape[:2]
+        points = tuple((float(x), float(y)) for x, y in corners)
+        if len(points) != 4:
+            raise CalibrationError(f"need 4 corners (NW, NE, SE, SW), got {len(points)}")
+        if not all(0 <= x <= w and 0 <= y <= h for x, y in points):
+            raise CalibrationError(f"corners must lie inside the {w} × {h} frame")
+        base = self.calibration or Calibration(points, (w, h))
+        calibration = replace(base, corners=points, image_size=(w, h), method="manual")
+        with self._lock:
+            self.calibration = calibration
+            if self._reader is not None:  # same counter (and its learning), new geometry
+                self._reader = BoardReader(calibration, self._reader.counter)
+        backup = None
+        if self.calibration_path is not None:  # after: a full disk still moves the reading
+            backup = calibration.save_replacing(self.calibration_path)
+        return calibration, backup
 
     def _keep(
         self,
@@ -316,6 +355,7 @@ class CameraSource:
         with self._lock:
             self._frames += 1
             self._last_frame_at = time.monotonic()
+            self._last_frame = frame  # each read is a new array: no copy needed
         if self._reader is None:
             if self.calibration is None:
                 self.calibration = find_board(frame)

@@ -408,14 +408,10 @@ def calibrate_camera(args: argparse.Namespace) -> int:
 
 
 def save_keeping_previous(calibration: Calibration, out: Path) -> None:
-    """Write ``calibration`` to ``out``, first moving a file already there to
-    ``out.previous``: a counter trained from labelled photos took minutes to hours."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.is_file():
-        backup = out.with_name(out.name + ".previous")
-        out.replace(backup)
+    """Write ``calibration`` to ``out`` (a file already there is kept aside) and say so."""
+    backup = calibration.save_replacing(out)
+    if backup is not None:
         print(f"the previous calibration is kept as {backup}")
-    calibration.save(out)
 
 
 def _previous_counter(path: Path) -> dict[str, Any] | None:

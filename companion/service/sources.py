@@ -155,9 +155,9 @@ def open_source(
     from vision.pit_album import PitAlbum
     from vision.source import CameraSource
 
-    calibration = Calibration.load(camera_calibration_path(url, camera_calibration))
+    path = camera_calibration_path(url, camera_calibration)
     album = PitAlbum(pit_photos) if pit_photos is not None else None
-    return CameraSource(url, calibration, album=album)
+    return CameraSource(url, Calibration.load(path), album=album, calibration_path=path)
 
 
 def pit_photo_folder(data_dir: Path, url: str) -> Path:

@@ -9,6 +9,7 @@
 // update finished; window.dashboard.latencies holds the figures (ms) for the
 // browser tests and for anyone curious (open the console).
 
+import { setupCamera } from "./camera.js";
 import { chooseLanguage, language, playerName, scoreText, setLanguage, t } from "./i18n.js";
 import { applyMessage, emptyModel } from "./model.js";
 import { canPreview, illegalReason, outcome, replayPositions } from "./rules.js";
@@ -442,7 +443,10 @@ async function start() {
   await setLanguage(chooseLanguage(params.get("lang")));
   $("board-label").textContent = t("ui.board_label", { board });
   setupSettings();
-  if (view === "referee") setupControls();
+  if (view === "referee") {
+    setupControls();
+    setupCamera(board, () => token);
+  }
   if (view === "referee" || view === "spectator") setupHistory();
   if (view === "teaching") setupTeaching();
   connect();
