@@ -6,6 +6,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from core.observation import Observation
@@ -94,3 +95,45 @@ def test_confirmed_positions_teach_the_counter(board: Board) -> None:
     after = source._reader.counter if source._reader else None
     assert after is not before  # refitted with the twelve new labels
     assert after is not None and after.source == "area+game"
+
+
+def test_corners_placed_by_hand_move_the_reading_at_once(board: Board, tmp_path: Path) -> None:
+    """set_corners (the dashboard's fallback): the next frames are read through the new
+    corners, with the same counter; the file is rewritten and the old one kept."""
+    from vision.calibration import Calibration, CalibrationError
+
+    path = tmp_path / "cal.json"
+    board.calibration.save(path)
+    source = CameraSource(
+        "camera://0", calibration=board.calibration, repeat_every=0.0, calibration_path=path
+    )
+    with pytest.raises(ValueError, match="no frame"):
+        source.set_corners(board.calibration.corners)
+    pits = [0, 1, 2, 3, 4, 5, 6, 7, 5, 4, 3, 2]
+    frame = board.frame(pits, seed=61, noise=0.0)
+
+    def reading(first_t: float) -> list[int]:
+        obs = [source._handle(frame, first_t + k * 0.03, late=False) for k in range(8)]
+        last = obs[-1]
+        assert last is not None and last.stable
+        return [max(range(len(r)), key=r.__getitem__) for r in last.pits if r is not None]
+
+    straight = reading(0.0)
+    counter = source._reader.counter if source._reader else None
+    with pytest.raises(CalibrationError, match="inside the 1280 × 720 frame"):
+        source.set_corners([(0, 0), (2000, 0), (1280, 720), (0, 720)])
+    nw, ne, se, sw = board.calibration.corners
+    turned, previous = source.set_corners([se, sw, nw, ne])  # the board seen from North
+    assert turned.method == "manual" and previous == tmp_path / "cal.json.previous"
+    saved = Calibration.load(path)
+    assert saved.method == "manual"
+    assert saved.corners[0] == pytest.approx(se, abs=0.01)  # the file keeps 1/100 pixel
+    assert source._reader is not None and source._reader.counter is counter  # kept
+    assert source._reader.calibration is turned
+    # Turned half a circle, pit p is read where pit p + 6 lies. Not exactly its count:
+    # the area counter compares each pit's crop with that pit's own empty view.
+    turned_reading = reading(1.0)
+    shifted = [straight[(p + 6) % 12] for p in range(12)]
+    assert turned_reading != straight
+    assert np.corrcoef(turned_reading, shifted)[0, 1] > 0.7
+    assert np.corrcoef(turned_reading, straight)[0, 1] < 0
