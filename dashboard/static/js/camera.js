@@ -32,6 +32,7 @@ export async function setupCamera(board, token) {
   if (!/^(camera|video):\/\//.test(source)) return;
   const info = await api("").catch(() => null);
   if (!info) return;
+  buildCornerFields();
   $("camera-panel").hidden = false;
   if (info.ok) showInfo(await info.json());
   else showResult(false, await detail(info));
@@ -148,6 +149,28 @@ export async function setupCamera(board, token) {
       label.textContent = CORNERS[i].toUpperCase();
       svg.append(dot, label);
     });
+  }
+}
+
+/** One fieldset per corner (legend from the dictionary), x and y in frame pixels. */
+function buildCornerFields() {
+  const grid = $("corner-grid");
+  grid.replaceChildren();
+  for (const name of CORNERS) {
+    const set = document.createElement("fieldset");
+    const legend = document.createElement("legend");
+    legend.dataset.i18n = `cam.${name}`;
+    legend.textContent = t(`cam.${name}`);
+    set.append(legend);
+    for (const axis of ["x", "y"]) {
+      const label = document.createElement("label");
+      const input = document.createElement("input");
+      Object.assign(input, { type: "number", id: `corner-${name}-${axis}`, min: 0, step: 1 });
+      input.setAttribute("inputmode", "numeric");
+      label.append(`${axis} `, input);
+      set.append(label);
+    }
+    grid.append(set);
   }
 }
 
