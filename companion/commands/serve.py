@@ -18,7 +18,8 @@ A camera needs a calibration (``oware-companion calibrate --source
 camera://0``); ``serve`` reads the one that command saved unless
 ``--calibration`` or the config names another. Several cameras, one per
 board, each need their own: save each with ``calibrate --out FILE`` and give
-them in the order of the camera sources.
+them in the order of the camera sources, or name them in the venue config's
+``[camera.per_source]`` table (``"camera://1" = "table2.json"``).
 
 Listening on anything but loopback makes every command need a token
 (printed at start unless the config sets one). SIGINT or SIGTERM stop the
@@ -36,6 +37,7 @@ import logging
 import secrets
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from companion.service.config import ServiceConfig, load_config
@@ -68,7 +70,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="FILE",
         help="camera calibration for the camera:// and video:// sources: once for all of "
         "them, or once per camera in the order of their --source (default: the config's "
-        "[camera] calibration, else the one `oware-companion calibrate` saved)",
+        "[camera.per_source] or [camera] calibration, else the one `oware-companion "
+        "calibrate` saved)",
     )
     _common(serve)
     serve.add_argument("--fresh", action="store_true", help="start new games, do not resume")
@@ -125,14 +128,17 @@ def with_calibrations(
         return config
     cameras = [url for url in sources if url.startswith(("camera://", "video://"))]
     paths = [Path(f).resolve() for f in files]
-    if len(paths) == 1:
-        return config.with_overrides(camera_calibration=paths[0])
+    if len(paths) == 1:  # every camera, whatever the config's [camera.per_source] said
+        return replace(config, camera_calibration=paths[0], camera_calibrations=())
     if len(paths) != len(cameras):
         raise ValueError(
             f"{len(paths)} --calibration files for {len(cameras)} camera sources: "
             "give one for all of them, or one per camera in the order of their --source"
         )
-    return config.with_overrides(camera_calibrations=tuple(zip(cameras, paths, strict=True)))
+    # the command line wins over the config's [camera.per_source] for the cameras it names
+    given = dict(zip(cameras, paths, strict=True))
+    kept = tuple((url, path) for url, path in config.camera_calibrations if url not in given)
+    return config.with_overrides(camera_calibrations=kept + tuple(given.items()))
 
 
 def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> int:

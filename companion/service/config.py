@@ -17,6 +17,9 @@ The command line overrides the file, the file overrides the defaults. Example
     calibration = "board.json"       # for camera:// and video:// (default: the saved one)
     keep_pit_photos = true           # the game's labelled pit photos, for train-counter
 
+    [camera.per_source]              # one camera per board, each with its own calibration
+    "camera://1" = "table2.json"
+
     [engine]
     enabled = true
     seconds = 3.0                    # thinking time per position
@@ -89,7 +92,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "data_dir": str,
         "allowed_origins": list,
     },
-    "camera": {"calibration": str, "keep_pit_photos": bool},
+    "camera": {"calibration": str, "keep_pit_photos": bool, "per_source": dict},
     "engine": {"enabled": bool, "seconds": (int, float)},
 }
 
@@ -154,6 +157,15 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
         cfg["data_dir"] = (base / values["venue.data_dir"]).resolve()
     if "camera.calibration" in values:
         cfg["camera_calibration"] = (base / values["camera.calibration"]).resolve()
+    if "camera.per_source" in values:
+        pairs = []
+        for url, file in values["camera.per_source"].items():
+            if not url.startswith(("camera://", "video://")):
+                raise ConfigError(f"[camera.per_source] {url!r} is not a camera:// or video:// URL")
+            if not isinstance(file, str):
+                raise ConfigError(f"[camera.per_source] {url!r} must name a calibration file")
+            pairs.append((url, (base / file).resolve()))
+        cfg["camera_calibrations"] = tuple(pairs)
     if "camera.keep_pit_photos" in values:
         cfg["keep_pit_photos"] = values["camera.keep_pit_photos"]
     if "engine.enabled" in values:

@@ -247,3 +247,32 @@ def test_pit_photos_are_kept_per_camera_unless_the_venue_says_not(tmp_path: Path
     )
     with pytest.raises(ConfigError, match="keep_pit_photos has the wrong type"):
         parse_config({"camera": {"keep_pit_photos": "yes"}}, tmp_path)
+
+
+def test_the_venue_config_names_each_cameras_calibration(tmp_path: Path) -> None:
+    from companion.commands.serve import with_calibrations
+    from companion.service.config import ConfigError, load_config
+
+    venue = tmp_path / "venue.toml"
+    venue.write_text(
+        '[camera]\ncalibration = "all.json"\n'
+        '[camera.per_source]\n"camera://1" = "tables/two.json"\n"camera://2" = "three.json"\n'
+    )
+    config = load_config(venue)
+    assert config.calibration_for("camera://0") == tmp_path / "all.json"
+    assert config.calibration_for("camera://1") == tmp_path / "tables" / "two.json"
+    # the command line wins: several files pair with the cameras it lists ...
+    sources = ["camera://1", "camera://0"]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    paired = with_calibrations(config, sources, [a, b])
+    assert [paired.calibration_for(u) for u in sources] == [a, b]
+    assert paired.calibration_for("camera://2") == tmp_path / "three.json"  # not named: kept
+    # ... and one file is every camera's
+    one = with_calibrations(config, sources + ["camera://2"], [a])
+    assert {one.calibration_for(u) for u in ("camera://0", "camera://1", "camera://2")} == {a}
+    venue.write_text('[camera.per_source]\n"sim://" = "x.json"\n')
+    with pytest.raises(ConfigError, match="not a camera:// or video:// URL"):
+        load_config(venue)
+    venue.write_text('[camera.per_source]\n"camera://0" = 3\n')
+    with pytest.raises(ConfigError, match="must name a calibration file"):
+        load_config(venue)
