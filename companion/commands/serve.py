@@ -92,7 +92,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
     p.add_argument("--config", type=Path, default=None, help="venue settings (TOML)")
-    p.add_argument("--data-dir", type=Path, default=None, help="session logs and games database")
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="session logs, games database, cameras' pit photos",
+    )
     p.add_argument("--token", default=None, help="token for commands (default: from the config)")
     p.add_argument(
         "--fair-play",
