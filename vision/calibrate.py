@@ -127,6 +127,29 @@ def teach(
     return calibration.with_counter(features.adapt(crops, counts).to_json())
 
 
+MIN_BELIEF = 0.01
+"""A confirmed position is learnt from only if every pit gave its count at least this belief."""
+
+
+def contradicted(beliefs: Sequence[npt.NDArray[np.float64] | None], counts: Sequence[int]) -> bool:
+    """Whether some pit's belief gives its confirmed count less than :data:`MIN_BELIEF`.
+
+    >>> contradicted([np.array([0.1, 0.9]), np.array([0.98, 0.02])], [1, 0])
+    False
+    >>> contradicted([np.array([0.1, 0.9]), np.array([0.995, 0.005])], [1, 1])
+    True
+    >>> contradicted([None, np.array([0.0, 1.0])], [7, 1])  # a pit with no reading says nothing
+    False
+    """
+    for belief, count in zip(beliefs, counts, strict=True):
+        if belief is None:
+            continue
+        p = float(belief[count]) if count < len(belief) else 0.0
+        if p < MIN_BELIEF:
+            return True
+    return False
+
+
 @dataclass
 class PositionLearner:
     """Learns from the game: pit images labelled by the positions the referee confirmed.
@@ -162,21 +185,27 @@ class PositionLearner:
             areas = counter.areas(counter.empty, list(range(len(counter.empty))))
             self._areas.setdefault(0, []).extend(areas.tolist())
 
-    def add(self, crops: Sequence[Image], pits: Sequence[int]) -> PitCounter | None:
+    def add(
+        self,
+        crops: Sequence[Image],
+        pits: Sequence[int],
+        beliefs: Sequence[npt.NDArray[np.float64] | None] | None = None,
+    ) -> PitCounter | None:
         """Record a confirmed position; return a refitted counter when one is due.
 
-        A position the counter's own beliefs flatly contradict (some pit gives
-        the confirmed count less than 1 %) is not learnt from: the crops may
-        be from another moment than the confirmation (a late decision), and
-        one wrong label teaches more harm than twelve right ones teach good.
-        A deep counter on a machine without PyTorch keeps counting but does
-        not learn (it cannot be fine-tuned there).
+        A position the counter's own beliefs flatly contradict (:func:`contradicted`)
+        is not learnt from: the crops may be from another moment than the
+        confirmation (a late decision), and one wrong label teaches more harm
+        than twelve right ones teach good. ``beliefs`` are those the reading
+        already has for these crops; without them the counter reads the crops
+        again. A deep counter on a machine without PyTorch keeps counting but
+        does not learn (it cannot be fine-tuned there).
         """
         if isinstance(self.counter, EnsembleCounter) and not self.counter.can_adapt():
             return None
-        beliefs = self.counter.beliefs(list(crops), list(range(len(crops))))
-        p_true = beliefs[np.arange(len(pits)), np.minimum(np.asarray(pits), beliefs.shape[1] - 1)]
-        if float(p_true.min()) < 0.01:
+        if beliefs is None:
+            beliefs = list(self.counter.beliefs(list(crops), list(range(len(crops)))))
+        if contradicted(beliefs, pits):
             return None
         if isinstance(self.counter, AreaCounter):
             areas = self.counter.areas(list(crops), list(range(len(crops))))

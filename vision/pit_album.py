@@ -15,8 +15,9 @@ counter on all of them.
 
 A position whose reading flatly contradicts the confirmed counts (some pit
 gave the confirmed count less than 1 % belief) is left out, as the learner
-leaves it out: the frame may be from another moment than the confirmation,
-and a wrong label teaches harm. Files are written to a temporary name and
+leaves it out (one rule for both, :func:`vision.calibrate.contradicted`): the
+frame may be from another moment than the confirmation, and a wrong label
+teaches harm. Files are written to a temporary name and
 renamed, so a crash never leaves a half-written photo under a count.
 """
 
@@ -32,11 +33,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.calibrate import contradicted
+
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
-
-MIN_BELIEF = 0.01
-"""A position is kept only if every pit gave its confirmed count at least this belief."""
 
 
 @dataclass
@@ -84,22 +84,3 @@ class PitAlbum:
             written += 1
         self.saved += written
         return written
-
-
-def contradicted(beliefs: Sequence[npt.NDArray[np.float64] | None], counts: Sequence[int]) -> bool:
-    """Whether some pit's belief gives its confirmed count less than :data:`MIN_BELIEF`.
-
-    >>> contradicted([np.array([0.1, 0.9]), np.array([0.98, 0.02])], [1, 0])
-    False
-    >>> contradicted([np.array([0.1, 0.9]), np.array([0.995, 0.005])], [1, 1])
-    True
-    >>> contradicted([None, np.array([0.0, 1.0])], [7, 1])  # a pit with no reading says nothing
-    False
-    """
-    for belief, count in zip(beliefs, counts, strict=True):
-        if belief is None:
-            continue
-        p = float(belief[count]) if count < len(belief) else 0.0
-        if p < MIN_BELIEF:
-            return True
-    return False

@@ -183,16 +183,16 @@ class CameraSource:
                 return False
             crops = list(reader.last_stable_crops)
             labels = list(pits)
+            beliefs = reader.last_stable_beliefs  # what was read of these crops: not again
             if self.album is not None and len(crops) == len(labels):
                 if self._album_writer is None:
                     self._album_writer = ThreadPoolExecutor(1, thread_name_prefix="pit-album")
-                beliefs = reader.last_stable_beliefs
                 self._album_writer.submit(self._keep, crops, labels, beliefs, move)
             if self._learning is not None and self._learning.is_alive():
                 return False
 
             def learn() -> None:
-                refit = learner.add(crops, labels)
+                refit = learner.add(crops, labels, beliefs)
                 if refit is not None:
                     with self._lock:  # the reader now, which set_corners may have replaced
                         if self._reader is not None:
@@ -221,10 +221,9 @@ class CameraSource:
             raise ValueError("no frame from the camera yet: the corners need one to refer to")
         h, w = frame.shape[:2]
         points = tuple((float(x), float(y)) for x, y in corners)
-        if len(points) != 4:
-            raise CalibrationError(f"need 4 corners (NW, NE, SE, SW), got {len(points)}")
         if not all(0 <= x <= w and 0 <= y <= h for x, y in points):
             raise CalibrationError(f"corners must lie inside the {w} × {h} frame")
+        # Calibration itself refuses anything but four corners enclosing an area.
         base = self.calibration or Calibration(points, (w, h))
         calibration = replace(base, corners=points, image_size=(w, h), method="manual")
         with self._lock:
