@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 
 from companion.commands import bridge, vision
+from companion.service.sources import is_camera_url
 
 SENSOR_SCHEMES = ("serial://", "sim://")
-CAMERA_SCHEMES = ("camera://", "video://")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,6 +46,6 @@ def run(args: argparse.Namespace) -> int:
     url: str = args.source
     if url.startswith(SENSOR_SCHEMES):
         return bridge.calibrate_serial(args)
-    if url.startswith(CAMERA_SCHEMES):
+    if is_camera_url(url):
         return vision.calibrate_camera(args)
     raise ValueError(f"cannot calibrate {url!r}: use serial://…, sim://, camera://… or video://…")

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from companion.service.config import ServiceConfig, load_config
 from companion.service.service import Service, is_loopback
+from companion.service.sources import is_camera_url
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def with_calibrations(
     several go to the camera sources in the order they were given."""
     if not files:
         return config
-    cameras = [url for url in sources if url.startswith(("camera://", "video://"))]
+    cameras = [url for url in sources if is_camera_url(url)]
     paths = [Path(f).resolve() for f in files]
     if len(paths) == 1:  # every camera, whatever the config's [camera.per_source] said
         return replace(config, camera_calibration=paths[0], camera_calibrations=())
@@ -183,7 +184,7 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
 def serve_command(args: argparse.Namespace) -> int:
     sources = args.source or ["sim://"]
     config = with_calibrations(build_config(args), sources, args.calibration or [])
-    cameras = [url for url in sources if url.startswith(("camera://", "video://"))]
+    cameras = [url for url in sources if is_camera_url(url)]
     if len(cameras) > 1 and len({config.calibration_for(url) for url in cameras}) == 1:
         log.warning(
             "%d cameras read the same calibration: give each its own with --calibration "

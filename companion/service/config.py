@@ -39,6 +39,8 @@ import platformdirs
 
 from core.rules import parse_rules_spec
 
+from .sources import is_camera_url
+
 
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message says which key and why."""
@@ -160,7 +162,7 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
     if "camera.per_source" in values:
         pairs = []
         for url, file in values["camera.per_source"].items():
-            if not url.startswith(("camera://", "video://")):
+            if not is_camera_url(url):
                 raise ConfigError(f"[camera.per_source] {url!r} is not a camera:// or video:// URL")
             if not isinstance(file, str):
                 raise ConfigError(f"[camera.per_source] {url!r} must name a calibration file")

@@ -29,6 +29,7 @@ from .config import ServiceConfig
 from .index import GameIndex
 from .sources import (
     check_source,
+    is_camera_url,
     open_source,
     pit_photo_folder,
     referee_settings_for,
@@ -83,7 +84,7 @@ class Service:
 
     def pit_photos_for(self, url: str) -> Path | None:
         """Where the camera at ``url`` keeps the pit photos the game labels (None: not kept)."""
-        if not self.config.keep_pit_photos or validate_url(url) not in ("camera", "video"):
+        if not self.config.keep_pit_photos or not is_camera_url(url):
             return None
         return pit_photo_folder(self.data_dir, url)
 

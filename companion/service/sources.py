@@ -45,6 +45,8 @@ from core.referee.session import FORMAT, line_kind
 from .recorder import read_log
 
 SCHEMES = ("sim", "serial", "camera", "video", "replay")
+CAMERA_SCHEMES = ("camera", "video")
+"""The schemes the vision package reads (the rest are sensor boards and replays)."""
 
 SourceItem = Observation | dict[str, Any]
 
@@ -126,6 +128,15 @@ def validate_url(url: str) -> str:
     return scheme
 
 
+def is_camera_url(url: str) -> bool:
+    """Whether ``url`` is a camera or a video (read by ``vision``, with a calibration).
+
+    >>> [is_camera_url(u) for u in ("camera://0", "video:///m.avi", "sim://", "serial://auto")]
+    [True, True, False, False]
+    """
+    return urlsplit(url).scheme in CAMERA_SCHEMES
+
+
 def open_source(
     url: str, camera_calibration: Path | None = None, pit_photos: Path | None = None
 ) -> Any:
@@ -203,7 +214,7 @@ def camera_calibration_path(url: str, given: Path | None = None) -> Path:
 def check_source(url: str, camera_calibration: Path | None = None) -> None:
     """Refuse, before anything starts, a URL :func:`open_source` could not open:
     an unknown scheme, a missing replay file, a camera without a usable calibration."""
-    if validate_url(url) in ("camera", "video"):
+    if validate_url(url) in CAMERA_SCHEMES:
         from vision.calibration import Calibration
         from vision.source import parse_url
 
@@ -215,7 +226,7 @@ def check_source(url: str, camera_calibration: Path | None = None) -> None:
 
 def referee_settings_for(url: str) -> dict[str, float]:
     """Referee settings that suit the kind of source (cameras give softer beliefs)."""
-    if validate_url(url) in ("camera", "video"):
+    if validate_url(url) in CAMERA_SCHEMES:
         from vision.pipeline import CAMERA_REFEREE
 
         return dict(CAMERA_REFEREE)
