@@ -74,12 +74,20 @@ export function t(key, params = {}) {
 function nounFor(noun, value) {
   const number = Math.abs(Number(value));
   const decimals = (value.split(".")[1] ?? "").length;
-  const category = Number.isFinite(number)
-    ? new Intl.PluralRules(current, { minimumFractionDigits: decimals }).select(number)
-    : "other";
+  const category = Number.isFinite(number) ? pluralRules(decimals).select(number) : "other";
   const key = `noun.${noun}.${category}`;
   const other = `noun.${noun}.other`;
   return dict[key] ?? dict[other] ?? fallback[key] ?? fallback[other] ?? noun;
+}
+
+// Every pit label of every redraw asks: build each language's rules once, not per text.
+const rulesCache = new Map();
+function pluralRules(decimals) {
+  const key = `${current}/${decimals}`;
+  if (!rulesCache.has(key)) {
+    rulesCache.set(key, new Intl.PluralRules(current, { minimumFractionDigits: decimals }));
+  }
+  return rulesCache.get(key);
 }
 
 /** "South" / "North" for two players, "Player 3" with more. */
