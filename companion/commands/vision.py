@@ -93,9 +93,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="fine-tune the seed-counting network on labelled photos of your board",
         description="Fine-tune the seed counter on a folder of labelled pit "
         "photos laid out as <count>/<image>.png (crops of single pits of your board), and "
-        "store it in a camera calibration file.",
+        "store it in a camera calibration file. Without a folder, it learns from the photos "
+        "`oware-companion serve` kept of your games (DATA_DIR/pit-photos/<camera>/).",
     )
-    t.add_argument("folder", type=Path, help="folder of <count>/<image>.png pit photos")
+    t.add_argument(
+        "folder",
+        type=Path,
+        nargs="?",
+        default=None,
+        help="folder of <count>/<image>.png pit photos (default: the ones kept from your games)",
+    )
+    t.add_argument(
+        "--source",
+        default=None,
+        help="without a folder: learn from the games of this camera (e.g. camera://0); "
+        "needed when photos of several cameras were kept",
+    )
+    t.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="without a folder: the data directory serve kept the photos in (default: serve's own)",
+    )
     t.add_argument(
         "--calibration",
         type=Path,
@@ -262,14 +281,17 @@ def train_counter_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    folder = args.folder or _kept_photos(args.source, args.data_dir)
+    if folder is None:
+        return 1
     try:
         calibration = Calibration.load(target)
-        examples = load_folder(args.folder)
+        examples = load_folder(folder)
     except (CalibrationError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, CalibrationError) else 1
     if not examples:
-        print(f"error: no <count>/<image> photos under {args.folder}", file=sys.stderr)
+        print(f"error: no <count>/<image> photos under {folder}", file=sys.stderr)
         return 1
     counts = sorted({e.count for e in examples})
     print(f"{len(examples)} labelled pit photos, counts {counts}; fine-tuning the {kind} counter")
@@ -290,6 +312,41 @@ def train_counter_command(args: argparse.Namespace) -> int:
         f" {views_phrase(counter.view_count)})"
     )
     return 0
+
+
+def _kept_photos(source: str | None, data_dir: Path | None) -> Path | None:
+    """The folder of pit photos serve kept of one camera's games; None (said why) if unclear."""
+    from companion.service.config import default_data_dir
+    from companion.service.sources import kept_pit_photo_folders, pit_photo_folder
+
+    root = data_dir or default_data_dir()
+    kept = kept_pit_photo_folders(root)
+    if source is not None:
+        folder = pit_photo_folder(root, source)
+        if folder in kept:
+            print(f"learning from the pit photos kept of {source}'s games: {folder}")
+            return folder
+        print(f"error: no pit photos kept of {source} under {folder}", file=sys.stderr)
+    elif len(kept) == 1:
+        print(f"learning from the pit photos kept of your games: {kept[0]}")
+        return kept[0]
+    elif kept:
+        names = ", ".join(folder.name for folder in kept)
+        print(
+            f"error: pit photos of {len(kept)} cameras are kept under {root / 'pit-photos'}"
+            f" ({names}): say which with --source URL, or give the folder",
+            file=sys.stderr,
+        )
+        return None
+    else:
+        print(
+            f"error: no folder given and no pit photos kept under {root / 'pit-photos'}:"
+            " referee a game with `oware-companion serve --source camera://0` (it keeps the"
+            " photos of every confirmed position), or give a folder of <count>/<image>.png"
+            " photos",
+            file=sys.stderr,
+        )
+    return None
 
 
 def count_report(beliefs: npt.NDArray[np.float64]) -> list[dict[str, Any]]:

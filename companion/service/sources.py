@@ -188,6 +188,18 @@ def pit_photo_folder(data_dir: Path, url: str) -> Path:
     return Path(data_dir) / "pit-photos" / name
 
 
+def kept_pit_photo_folders(data_dir: Path) -> list[Path]:
+    """The cameras' folders under ``data_dir/pit-photos`` that hold photos, by name."""
+    root = Path(data_dir) / "pit-photos"
+    if not root.is_dir():
+        return []
+
+    def holds_photos(folder: Path) -> bool:
+        return any(count.is_dir() and any(count.iterdir()) for count in folder.iterdir())
+
+    return sorted(folder for folder in root.iterdir() if folder.is_dir() and holds_photos(folder))
+
+
 def camera_calibration_path(url: str, given: Path | None = None) -> Path:
     """The calibration file a ``camera://`` or ``video://`` source reads.
 

@@ -174,13 +174,16 @@ def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Pa
         move, pit = (int(part[1:]) for part in photo.path.stem.split("-")[-2:])
         assert photo.count == rendered["positions"][move][pit], photo.path
     train = subprocess.run(
-        [*CLI, "train-counter", str(album), "--counter", "cnn", "--steps", "5", "--members", "1"],
+        # no folder: it finds the photos serve kept of the one camera
+        [*CLI, "train-counter", "--data-dir", str(data), "--counter", "cnn", "--steps", "5"]
+        + ["--members", "1"],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert train.returncode == 0, train.stdout + train.stderr
     assert f"{len(photos)} labelled pit photos" in train.stdout
+    assert f"kept of your games: {album}" in train.stdout
     assert Calibration.load(saved).counter["kind"] == "cnn"  # type: ignore[index]
 
 

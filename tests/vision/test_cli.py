@@ -273,3 +273,49 @@ def test_calibrating_again_keeps_the_trained_counter(
     assert f"the previous calibration is kept as {backup}" in capsys.readouterr().out
     assert Calibration.load(files["cal"]).counter["kind"] == "area"  # type: ignore[index]
     assert Calibration.load(backup).counter == trained.counter
+
+
+def test_train_counter_learns_from_the_photos_kept_of_your_games(
+    tmp_path: Path, files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a folder, train-counter finds what serve kept (DATA_DIR/pit-photos/<camera>/)."""
+    from companion.service.config import default_data_dir
+    from companion.service.sources import pit_photo_folder
+    from vision.synth import render_pit
+
+    board.calibration.save(files["cal"])
+    quick = ["--calibration", str(files["cal"]), "--counter", "cnn", "--steps", "5"]
+    quick += ["--members", "1", "--out", str(tmp_path / "out.json")]
+
+    def train(*extra: str) -> tuple[int, str, str]:
+        ns = _parser().parse_args(["train-counter", *extra, *quick])
+        code = ns.func(ns)
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    def keep(root: Path, url: str, photos: int) -> Path:
+        folder = pit_photo_folder(root, url)
+        rng = np.random.default_rng(photos)
+        for i in range(photos):
+            (folder / str(i % 3)).mkdir(parents=True, exist_ok=True)
+            crop = render_pit(i % 3, board.style, rng, size=64)
+            cv2.imwrite(str(folder / str(i % 3) / f"{url[-1]}-{i}.png"), crop)
+        return folder
+
+    code, _, err = train()  # nothing kept yet: say how to get some
+    assert code == 1
+    assert "no pit photos kept" in err and "oware-companion serve --source" in err
+    first = keep(default_data_dir(), "camera://0", 6)
+    code, out, _ = train()
+    assert code == 0, out
+    assert f"kept of your games: {first}" in out and "6 labelled pit photos" in out
+    keep(default_data_dir(), "camera://1", 9)
+    code, _, err = train()  # two cameras: which board's seeds and light?
+    assert code == 1 and "2 cameras" in err and "camera-0, camera-1" in err and "--source" in err
+    code, out, _ = train("--source", "camera://1")
+    assert code == 0 and "9 labelled pit photos" in out
+    code, _, err = train("--source", "camera://7")
+    assert code == 1 and "no pit photos kept of camera://7" in err
+    elsewhere = keep(tmp_path / "venue-data", "camera://2", 3)  # a venue's data_dir
+    code, out, _ = train("--data-dir", str(tmp_path / "venue-data"))
+    assert code == 0 and str(elsewhere) in out and "3 labelled pit photos" in out
