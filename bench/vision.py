@@ -5,7 +5,7 @@ Counting (a folder laid out as ``<count>/<image>.png``)::
 
     python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--adapt-counts 0,4] [--split held_out|all]
-        [--counter deep|cnn|mlp] [--steps N] [--members K] [--from-scratch]
+        [--counter deep|cnn|mlp] [--steps N] [--members K] [--pasted N] [--from-scratch]
 
 Evaluates on the held-out split of DIR (file-name hash, see
 :mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
@@ -17,7 +17,9 @@ and start position give), never to held-out images: the deeper network
 ``learn`` extra, and uses every core) or the small numpy network
 (``--counter cnn``, :mod:`vision.net_counter`) is fine-tuned (``--members``
 networks, averaged), or with ``--counter mlp`` the older feature model is
-adapted. Counting speed is measured on one core. Prints exact accuracy per
+adapted. The deep network's fine-tuning also draws piles pasted from DIR2's
+own one-seed photographs (:mod:`vision.seed_paste`); ``--pasted 0`` measures
+it without them. Counting speed is measured on one core. Prints exact accuracy per
 count and overall, accuracy within one seed, mean log-likelihood of the true
 count, how often the true count lies in the smallest 95 % set of the belief,
 and images per second (median of runs).
@@ -52,13 +54,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.commands.vision import add_fine_tuning_options, progress_bar, views_phrase
+from companion.commands.vision import (
+    add_fine_tuning_options,
+    progress_bar,
+    views_phrase,
+    whole_number,
+)
 from vision.belief_scores import score_beliefs
 from vision.counter import Counter, PitCounter
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.deep_counter import DeepCounter
 from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
 from vision.net_counter import NetCounter
+from vision.seed_paste import seed_bank
 
 
 def bench_dataset(args: argparse.Namespace) -> int:
@@ -90,11 +98,18 @@ def bench_dataset(args: argparse.Namespace) -> int:
             # Train on every core (this script pins numpy's counting to one).
             with training_threads(os.cpu_count() or 1):
                 counter = counter.adapt(
-                    images, counts, steps=steps, progress=progress, members=args.members
+                    images,
+                    counts,
+                    steps=steps,
+                    progress=progress,
+                    members=args.members,
+                    pasted=args.pasted,
                 )
+            pasted = counter.piles_to_paste(args.pasted)
+            seeds = len(seed_bank(images, counts)) if pasted else 0
             label = (
                 f"built-in {args.counter}, {args.members} networks fine-tuned"
-                f" ({steps} steps each) on"
+                f" ({steps} steps each, {pasted} piles pasted from {seeds} cut seeds) on"
             )
         elif args.from_scratch:
             counter = _scratch(chosen)
@@ -287,6 +302,12 @@ def main(argv: list[str] | None = None) -> int:
     add_fine_tuning_options(parser, " for --counter deep or cnn")
     # Steps stay None here: their default depends on the counter (see bench_dataset).
     parser.set_defaults(members=MEMBERS)  # the bench may import vision
+    parser.add_argument(
+        "--pasted",
+        type=whole_number(0),
+        help="piles pasted from the adapt photos' own seeds per network (deep only;"
+        " default the counter's own, 0 to measure without them)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")

@@ -23,4 +23,6 @@ Data the package makes for itself: :mod:`vision.synth` renders boards, pits, han
 whole game videos with exact labels (:mod:`vision.synth_game`); :mod:`vision.train`
 trains the built-in counters (MLP and networks) on them; :mod:`vision.dataset` reads
 labelled folders (``<count>/<image>.png``) for the benchmark, ``bench/vision.py``.
+:mod:`vision.seed_paste` makes taller piles out of the user's own photographs (seeds cut
+from one-seed crops, pasted onto others) for the deep network's fine-tuning.
 """

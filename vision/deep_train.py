@@ -15,6 +15,9 @@ What a training run does, and why:
 * **Counts the user's crops lack are rehearsed** from rendered pits
   (:func:`vision.ensemble.rehearsal_pits`), so the top classes ("ten or
   more") still mean something on a board photographed only up to nine.
+* **Taller piles are pasted** from the user's own seeds
+  (:mod:`vision.seed_paste`): seeds cut from crops of one seed, laid onto
+  other crops, make piles of the user's board that nobody photographed.
 * **One fifth is held back** (by position, :mod:`vision.ensemble`) to fit
   the softmax temperature, so reported confidence matches how often the
   network is right. Members of an ensemble hold back different fifths.
@@ -46,6 +49,8 @@ from vision.deep_net import (
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Progress = Callable[[int, int], None]
+Pool = tuple[Sequence[Image], Sequence[int], float]
+"""Further training examples: (crops, counts, the share of every batch drawn from them)."""
 
 STEPS = 1500
 """Batches per network: about two and a half minutes on two cores."""
@@ -186,29 +191,34 @@ def fit(
     seed: int = 0,
     start: DeepNetwork | None = None,
     peak_lr: float = PEAK_LR,
-    extra: tuple[Sequence[Image], Sequence[int], float] | None = None,
+    extras: Sequence[Pool] = (),
     progress: Progress | None = None,
 ) -> Any:
     """A trained PyTorch twin: from scratch, or fine-tuned from ``start``.
 
-    ``extra`` is (crops, counts, share): further examples (rendered
-    rehearsal pits) drawn for that share of every batch.
+    Each of ``extras`` is (crops, counts, share): further examples (rendered
+    rehearsal pits, pasted piles) drawn for that share of every batch; the
+    labelled ``crops`` fill the rest.
     """
     torch = _torch()
-    ys = np.asarray(counts, np.int64)
-    if len(crops) != len(ys) or not len(ys):
+    if not len(crops):
         raise ValueError("need as many counts as crops, and at least one")
-    if int(ys.min()) < 0 or int(ys.max()) >= classes:
-        raise ValueError(f"counts must lie in 0 … {classes - 1}")
     if steps < 1:
         raise ValueError("training needs at least one step")
-    pool_crops = list(crops)
-    pool_ys = ys
-    share = 0.0
-    if extra is not None and len(extra[0]):
-        pool_crops += list(extra[0])
-        pool_ys = np.concatenate([ys, np.asarray(extra[1], np.int64)])
-        share = float(extra[2])
+    pools: list[tuple[list[Image], npt.NDArray[np.int64]]] = []
+    shares: list[float] = []
+    for pool_crops, pool_counts, share in ((crops, counts, 0.0), *extras):
+        ys = np.asarray(pool_counts, np.int64)
+        if len(pool_crops) != len(ys):
+            raise ValueError("need as many counts as crops in every pool")
+        if len(ys) and (int(ys.min()) < 0 or int(ys.max()) >= classes):
+            raise ValueError(f"counts must lie in 0 … {classes - 1}")
+        if not pools or (len(ys) and share > 0):
+            pools.append((list(pool_crops), ys))
+            shares.append(float(share))
+    shares[0] = 1.0 - sum(shares[1:])  # the labelled crops fill the rest of every batch
+    if shares[0] <= 0:
+        raise ValueError("the extra pools leave no room in a batch for the labelled crops")
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     width = start.width if start is not None else WIDTH
@@ -220,17 +230,15 @@ def fit(
     opt = torch.optim.AdamW(module.parameters(), peak_lr, weight_decay=WEIGHT_DECAY)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, peak_lr, total_steps=steps)
     loss_of = torch.nn.CrossEntropyLoss(label_smoothing=LABEL_SMOOTHING)
-    n_own, n_all = len(crops), len(pool_crops)
     module.train()
     for step in range(1, steps + 1):
-        own = rng.random(BATCH) >= share
-        idx = np.where(
-            own, rng.integers(0, n_own, BATCH), rng.integers(n_own, max(n_all, n_own + 1), BATCH)
-        )
-        idx = np.minimum(idx, n_all - 1)
-        x = np.stack([jitter_deep(pool_crops[i], rng) for i in idx]).transpose(0, 3, 1, 2)
+        # Each place in the batch picks its pool by the shares, then a crop of that pool.
+        chosen = rng.choice(len(pools), BATCH, p=np.asarray(shares))
+        picks = [(int(w), int(rng.integers(len(pools[w][0])))) for w in chosen]
+        x = np.stack([jitter_deep(pools[w][0][i], rng) for w, i in picks]).transpose(0, 3, 1, 2)
+        targets = np.asarray([pools[w][1][i] for w, i in picks], np.int64)
         logits = module(torch.from_numpy(np.ascontiguousarray(x)))
-        loss = loss_of(logits, torch.from_numpy(pool_ys[idx]))
+        loss = loss_of(logits, torch.from_numpy(targets))
         opt.zero_grad()
         loss.backward()
         opt.step()

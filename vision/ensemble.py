@@ -52,7 +52,7 @@ from __future__ import annotations
 import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
@@ -61,6 +61,7 @@ import numpy.typing as npt
 
 from vision.counter import MAX_COUNT, shape_beliefs
 from vision.model import best_temperature, load_model_json
+from vision.seed_paste import pasted_piles
 
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
@@ -136,6 +137,9 @@ class TrainingSet:
     rehearsal_counts: list[int]
     rehearsal_share: float
     """The share of the counts the rehearsal stands for (a batch may give it as much room)."""
+    pasted_crops: list[Image] = field(default_factory=list)
+    """Piles made by pasting the user's own seeds onto their crops (:mod:`vision.seed_paste`)."""
+    pasted_counts: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -156,6 +160,10 @@ class EnsembleCounter(ABC, Generic[Net]):
     """Fine-tuning steps per member by default."""
     DEFAULT_VIEWS: ClassVar[int] = 1
     """One view: eight cost eight times the counting time for better beliefs, not counts."""
+    PASTED: ClassVar[int] = 0
+    """Piles pasted from the user's seeds for each member's fine-tuning (see
+    :mod:`vision.seed_paste`); a subclass whose network draws them sets how many. 0: the
+    network does not draw them (the small one: not measured), whatever ``adapt`` is asked."""
 
     def __post_init__(self) -> None:
         if not self.networks:
@@ -220,6 +228,7 @@ class EnsembleCounter(ABC, Generic[Net]):
         progress: Progress | None = None,
         seed: int = 0,
         members: int = 1,
+        pasted: int | None = None,
     ) -> Self:
         """A copy of this counter fine-tuned on labelled crops of the user's board.
 
@@ -227,12 +236,15 @@ class EnsembleCounter(ABC, Generic[Net]):
         network ``k`` of this counter (cycling) with batch seed ``seed + k``
         and holding back a different fifth of the crops; together they learn
         from every crop. Takes ``members`` times as long as one.
-        ``steps`` defaults to the subclass's ``ADAPT_STEPS``.
+        ``steps`` defaults to the subclass's ``ADAPT_STEPS``; ``pasted``
+        (piles pasted from the user's seeds per member) to its ``PASTED``,
+        and a subclass that pastes none ignores it.
         """
         if len(crops) != len(counts) or not crops:
             raise ValueError("need as many counts as crops, and at least one")
         if members < 1:
             raise ValueError("an ensemble needs at least one member")
+        to_paste = self.piles_to_paste(pasted)
         ys = [min(int(c), self.classes - 1) for c in counts]
         if min(ys) < 0:
             raise ValueError("seed counts cannot be negative")
@@ -242,12 +254,17 @@ class EnsembleCounter(ABC, Generic[Net]):
             fold = (FOLDS - 1 - k) % FOLDS  # the first member holds back what one network did
             part = Holdout.of(ys, fold, start.classes)
             extra_crops, extra_counts = rehearsal_pits(part.missing, rehearsal, seed + k)
+            kept_crops = [crops[i] for i in part.keep]
+            kept_counts = [ys[i] for i in part.keep]
+            # Only from the crops this member keeps: a held-back seed must not leak in.
+            piles = pasted_piles(kept_crops, kept_counts, to_paste, seed + k)
             data = TrainingSet(
-                [crops[i] for i in part.keep],
-                [ys[i] for i in part.keep],
+                kept_crops,
+                kept_counts,
                 extra_crops,
                 extra_counts,
                 len(part.missing) / start.classes,
+                *piles,
             )
             report = _part_of(progress, k, members)
             network = self._fine_tune_one(start, data, steps or self.ADAPT_STEPS, seed + k, report)
@@ -264,6 +281,12 @@ class EnsembleCounter(ABC, Generic[Net]):
             network.temperature = temperature
             networks.append(network)
         return type(self)(networks, "adapted", self.views)
+
+    def piles_to_paste(self, asked: int | None = None) -> int:
+        """Piles :meth:`adapt` pastes per member when asked for ``asked`` (None: the default)."""
+        if asked is not None and asked < 0:
+            raise ValueError("cannot paste a negative number of piles")
+        return self.PASTED if asked is None or not self.PASTED else asked
 
     @classmethod
     def fit_temperature(cls, network: Net, crops: Sequence[Image], counts: Sequence[int]) -> float:

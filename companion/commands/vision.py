@@ -41,15 +41,23 @@ Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (``0 or default`` would hide a 0)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``, refused in words."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+positive_int = whole_number(1)
+"""At least 1 (``args.members or default`` would silently turn a 0 into the default)."""
 
 
 def add_fine_tuning_options(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -189,3 +190,82 @@ def test_training_threads_are_limited_inside_and_restored_after() -> None:
     with pytest.raises(RuntimeError), training_threads(1):
         raise RuntimeError("a failed refit")
     assert torch.get_num_threads() == 2
+
+
+def test_extra_pools_fill_their_share_of_every_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rehearsal and pasted piles take the share they are given; the labelled crops the rest."""
+    import vision.deep_train as deep_train
+
+    drawn: list[int] = []
+    real_jitter = deep_train.jitter_deep
+
+    def record(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        drawn.append(int(crop[0, 0, 0]))  # each pool's crops are marked by their first pixel
+        return real_jitter(crop, rng)
+
+    monkeypatch.setattr(deep_train, "jitter_deep", record)
+
+    def marked(value: int, n: int) -> list[np.ndarray]:
+        crops = _rendered([1] * n, value, size=32)
+        for crop in crops:
+            crop[0, 0, 0] = value
+        return crops
+
+    own, rehearsal, pasted = marked(10, 6), marked(20, 6), marked(30, 6)
+    fit(own, [1] * 6, 3, steps=10, extras=((rehearsal, [2] * 6, 0.2), (pasted, [2] * 6, 0.5)))
+    shares = {v: drawn.count(v) / len(drawn) for v in (10, 20, 30)}
+    assert len(drawn) == 640
+    assert abs(shares[20] - 0.2) < 0.06 and abs(shares[30] - 0.5) < 0.06, shares
+    assert abs(shares[10] - 0.3) < 0.06, shares
+    drawn.clear()
+    fit(own, [1] * 6, 3, steps=2, extras=(([], [], 0.4), (pasted, [2] * 6, 0.0)))
+    assert set(drawn) == {10}  # an empty pool, or one with no share, is never drawn
+
+
+def test_extra_pools_are_checked() -> None:
+    crops = _rendered([0, 1], 6)
+    with pytest.raises(ValueError, match="no room"):
+        fit(crops, [0, 1], 3, steps=1, extras=((crops, [0, 1], 0.6), (crops, [0, 1], 0.4)))
+    with pytest.raises(ValueError, match="every pool"):
+        fit(crops, [0, 1], 3, steps=1, extras=((crops, [0], 0.3),))
+    with pytest.raises(ValueError, match="0 … 2"):
+        fit(crops, [0, 1], 3, steps=1, extras=((crops, [0, 7], 0.3),))
+
+
+def test_fine_tuning_pastes_piles_from_the_crops_each_member_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pasted piles come only from a member's own crops: a held-back crop must not leak in."""
+    import vision.ensemble as ensemble
+    from vision.deep_counter import PASTED
+    from vision.ensemble import Holdout, TrainingSet
+    from vision.net_counter import NetCounter
+
+    asked: list[tuple[list[int], int]] = []
+    real = ensemble.pasted_piles
+
+    def spy(crops, counts, total, seed):  # type: ignore[no-untyped-def]
+        asked.append(([id(c) for c in crops], total))
+        return real(crops, counts, total, seed)
+
+    monkeypatch.setattr(ensemble, "pasted_piles", spy)
+    seen: list[TrainingSet] = []
+
+    def keep_data(self: DeepCounter, start: DeepNetwork, data: TrainingSet, *_: object) -> Any:
+        seen.append(data)  # what the member would have been fine-tuned on
+        return start
+
+    monkeypatch.setattr(DeepCounter, "_fine_tune_one", keep_data)
+    counts = [1, 2, 3, 0] * 5
+    crops = _rendered(counts, 4)
+    DeepCounter.builtin().adapt(crops, counts, members=2)
+    for k, (data, (ids, total)) in enumerate(zip(seen, asked, strict=True)):
+        part = Holdout.of(counts, (4 - k) % 5, DeepCounter.builtin().classes)
+        assert ids == [id(crops[i]) for i in part.keep] and total == PASTED
+        assert len(data.pasted_crops) == len(data.pasted_counts) > 0  # rendered seeds cut too
+        assert set(data.pasted_counts) <= {1, 2, 3}  # never above the tallest pile shown
+    # the small network does not draw pasted piles: none are made for it
+    asked.clear()
+    monkeypatch.setattr(NetCounter, "_fine_tune_one", lambda self, start, data, *a: start)
+    NetCounter.builtin().adapt(crops, counts, members=1)
+    assert [total for _, total in asked] == [0]
