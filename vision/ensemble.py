@@ -35,7 +35,8 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   mirrored. With ``views`` > 1 every network also reads the turned and
   mirrored crops and all those beliefs are averaged ("test-time
   augmentation"). It costs ``views`` times the counting time. Measured on
-  the development photographs with the deep counter, eight views made the
+  the development photographs with the deep counter (before it learnt from
+  pasted piles, :mod:`vision.seed_paste`), eight views made the
   beliefs better (mean log-likelihood −0.329 → −0.312 on the held-out
   photographs, −0.335 → −0.298 in cross-validation) but not the counts
   (89.6 % exact either way held out; +1.4 points in cross-validation, about
