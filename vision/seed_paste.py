@@ -183,19 +183,42 @@ def _place(occupied: Floats, alpha: Floats, rng: np.random.Generator) -> tuple[i
     return None if best is None else (best[1], best[2])
 
 
+@dataclass(frozen=True)
+class _Base:
+    """What pasting needs to know of a crop before any seed lands on it (worked out once:
+    :func:`pasted_piles` lays piles on the same crop many times)."""
+
+    crop: Image
+    occupied: Floats
+    """:func:`seed_mask` of the crop, 0/1."""
+    wood: Floats
+    lights: npt.NDArray[np.intp]
+    """The bank's seeds, nearest light first."""
+
+    @classmethod
+    def of(cls, crop: Image, bank: Sequence[CutSeed]) -> _Base:
+        wood = wood_colour(crop)
+        lights = np.argsort([float(np.abs(seed.wood - wood).sum()) for seed in bank])
+        return cls(crop, seed_mask(crop).astype(np.float32), wood, lights)
+
+
 def paste_seeds(
     crop: Image, bank: Sequence[CutSeed], extra: int, rng: np.random.Generator
 ) -> Image | None:
     """``crop`` with ``extra`` seeds of ``bank`` laid in its pit, or None if they do not fit."""
     if not bank:
         raise ValueError("no cut seeds to paste")
-    img = crop.astype(np.float32)
-    occupied = seed_mask(crop).astype(np.float32)
-    wood = wood_colour(crop)
-    lights = np.argsort([float(np.abs(seed.wood - wood).sum()) for seed in bank])
+    return _paste(_Base.of(crop, bank), bank, extra, rng)
+
+
+def _paste(
+    base: _Base, bank: Sequence[CutSeed], extra: int, rng: np.random.Generator
+) -> Image | None:
+    img = base.crop.astype(np.float32)
+    occupied = base.occupied.copy()
     for _ in range(extra):
-        seed = bank[int(lights[int(rng.integers(min(NEAREST_LIGHTS, len(bank))))])]
-        gain = np.clip(wood / np.maximum(seed.wood, 1.0), 0.8, 1.25).astype(np.float32)
+        seed = bank[int(base.lights[int(rng.integers(min(NEAREST_LIGHTS, len(bank))))])]
+        gain = np.clip(base.wood / np.maximum(seed.wood, 1.0), 0.8, 1.25).astype(np.float32)
         pixels, alpha = _turned(seed, gain, rng)
         spot = _place(occupied, alpha, rng)
         if spot is None:
@@ -233,6 +256,7 @@ def pasted_piles(
     if not bank or not bases:
         return [], []
     rng = np.random.default_rng(seed + 7)
+    known: dict[int, _Base] = {}
     made: list[Image] = []
     labels: list[int] = []
     for _ in range(total * 5):  # a crowded pit refuses a seed now and then
@@ -240,7 +264,9 @@ def pasted_piles(
             break
         i = bases[int(rng.integers(len(bases)))]
         extra = int(rng.integers(1, min(PER_PILE, highest - counts[i]) + 1))
-        pile = paste_seeds(crops[i], bank, extra, rng)
+        if i not in known:
+            known[i] = _Base.of(crops[i], bank)
+        pile = _paste(known[i], bank, extra, rng)
         if pile is not None:
             made.append(pile)
             labels.append(counts[i] + extra)

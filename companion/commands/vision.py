@@ -331,21 +331,21 @@ def _kept_photos(source: str | None, data_dir: Path | None) -> Path | None:
     kept = kept_pit_photo_folders(root)
     if source is not None:
         folder = pit_photo_folder(root, source)
-        if folder in kept:
-            print(f"learning from the pit photos kept of {source}'s games: {folder}")
-            return folder
-        print(f"error: no pit photos kept of {source} under {folder}", file=sys.stderr)
-    elif len(kept) == 1:
+        if folder not in kept:
+            print(f"error: no pit photos kept of {source} under {folder}", file=sys.stderr)
+            return None
+        print(f"learning from the pit photos kept of {source}'s games: {folder}")
+        return folder
+    if len(kept) == 1:
         print(f"learning from the pit photos kept of your games: {kept[0]}")
         return kept[0]
-    elif kept:
+    if kept:
         names = ", ".join(folder.name for folder in kept)
         print(
             f"error: pit photos of {len(kept)} cameras are kept under {root / 'pit-photos'}"
             f" ({names}): say which with --source URL, or give the folder",
             file=sys.stderr,
         )
-        return None
     else:
         print(
             f"error: no folder given and no pit photos kept under {root / 'pit-photos'}:"
