@@ -2,7 +2,7 @@
 
     python bench/learning_curve.py --dataset /work/shared/datasets/awale-pits-dev \\
         [--shares 0.25,0.5,1] [--counter deep|cnn] [--steps N] [--members K] [--views V]
-        [--seed S]
+        [--seed S] [--misread]
 
 The question it answers: the learned counters miss the accuracy goals on the
 development photographs (``bench/vision.py``); would more photographs of the
@@ -24,6 +24,10 @@ board fix that, and how many? It answers from the data alone:
   labelled photographs each goal would need if the curve went on. That is an
   extrapolation from a few points: a guide to how much to photograph, not a
   promise.
+* With ``--misread`` it lists the photographs the largest share's
+  counters got wrong, with the belief in what they read and in the true
+  count: the ones to look at, to see what the counter misses or whether a
+  label is wrong.
 
 Fine-tuning uses every core. ``--steps`` and ``--views`` default to the
 product's; ``--members`` defaults to one network per fold, not the product's
@@ -61,6 +65,24 @@ GOALS = {"exact 0-9": 0.95, "exact 0-5": 0.99}
 
 
 @dataclass(frozen=True)
+class Misread:
+    """One photograph a fold's counter got wrong: to look at (is the label right?)."""
+
+    path: Path
+    count: int
+    read: int
+    """The most likely count."""
+    belief_read: float
+    belief_true: float
+
+    def line(self) -> str:
+        return (
+            f"{self.count} read as {self.read} "
+            f"({self.belief_read:.0%}; {self.belief_true:.0%} on {self.count})  {self.path}"
+        )
+
+
+@dataclass(frozen=True)
 class Share:
     """What one share's cross-validation measured."""
 
@@ -68,6 +90,8 @@ class Share:
     """Labelled photographs each fine-tuning was given (the mean over the folds)."""
     scores: BeliefScores
     """The folds' beliefs against their true counts."""
+    misread: list[Misread]
+    """The photographs whose most likely count was not the true one."""
 
 
 def fold_of(name: str) -> int:
@@ -124,6 +148,7 @@ def cross_validate(
     beliefs: list[npt.NDArray[np.float64]] = []
     truth: list[int] = []
     sizes: list[int] = []
+    tested: list[Example] = []
     folds = [fold_of(e.path.name) for e in examples]
     for k in range(FOLDS):
         test = [e for e, f in zip(examples, folds, strict=True) if f == k]
@@ -140,10 +165,19 @@ def cross_validate(
         )
         beliefs.append(counter.beliefs([e.image for e in test]))
         truth += [e.count for e in test]
+        tested += test
         sizes.append(len(train))
+    every = np.concatenate(beliefs)
+    read = every.argmax(axis=1)
+    misread = [
+        Misread(e.path, e.count, int(r), float(b[r]), float(b[min(e.count, len(b) - 1)]))
+        for e, r, b in zip(tested, read, every, strict=True)
+        if r != e.count
+    ]
     return Share(
         round(float(np.mean(sizes))),
-        score_beliefs(np.concatenate(beliefs), np.asarray(truth, np.int64)),
+        score_beliefs(every, np.asarray(truth, np.int64)),
+        sorted(misread, key=lambda m: (m.count, m.read, str(m.path))),
     )
 
 
@@ -163,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shares", type=_shares, default=[0.25, 0.5, 1.0])
     parser.add_argument("--counter", choices=["deep", "cnn"], default="deep")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--misread",
+        action="store_true",
+        help="list the photographs the largest share's counters got wrong (to check the labels)",
+    )
     add_fine_tuning_options(parser, " in each fold", members=1)
     args = parser.parse_args(argv)
     try:
@@ -197,6 +236,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{share:5.2f}  {row.given:17d}  {f.exact:5.1%}  {f.exact_low:9.1%}"
             f"  {f.log_likelihood:14.3f}  {f.coverage:10.1%}"
         )
+    if args.misread:
+        wrong = rows[-1].misread
+        print(f"misread at share {args.shares[-1]:g}: {len(wrong)} photographs")
+        for m in wrong:
+            print(f"  {m.line()}")
     for goal, target in GOALS.items():
         got = [r.scores.exact if goal == "exact 0-9" else r.scores.exact_low for r in rows]
         fit = power_law([r.given for r in rows], [1.0 - g for g in got])

@@ -119,3 +119,31 @@ def test_the_help_names_one_network_per_fold(
         curve.main(["--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "networks to fine-tune and average in each fold (default 1;" in help_text
+
+
+def test_misread_lists_exactly_the_photographs_counted_wrong(
+    curve: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _folder(tmp_path, 12)
+    # Two empty pits filed under three seeds: the wrong labels the list is there to catch.
+    planted = [n for n in (f"wrong{k}.png" for k in range(20)) if not is_held_out(n)][:2]
+    rng = np.random.default_rng(5)
+    for name in planted:
+        cv2.imwrite(str(tmp_path / "3" / name), render_pit(0, random_style(rng), rng))
+    train = [p for p in tmp_path.glob("*/*.png") if not is_held_out(p.name)]
+    code = curve.main(
+        ["--dataset", str(tmp_path), "--counter", "cnn", "--steps", "10", "--shares", "1"]
+        + ["--misread"]
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    exact = float(next(line for line in out if line.startswith(" 1.00")).split()[2][:-1])
+    header = next(line for line in out if line.startswith("misread at share 1:"))
+    listed = [line.split() for line in out if " read as " in line]
+    assert int(header.split()[4]) == len(listed)
+    # The list is what the exact share leaves: every photograph read wrongly, none read right.
+    assert abs(100 * (1 - len(listed) / len(train)) - exact) < 0.06
+    for words in listed:
+        path = Path(words[-1])
+        assert path in train and int(words[0]) == int(path.parent.name) != int(words[3])
+    assert {Path(words[-1]).name for words in listed} >= set(planted)
