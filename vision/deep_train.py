@@ -23,12 +23,13 @@ What a training run does, and why:
   network is right. Members of an ensemble hold back different fifths.
 
 Measured on the development photographs (5-fold cross-validation inside
-their training split): 88.5–89.6 % exact with one network per fold, against
-76.6–82.0 % for the small numpy network fine-tuned the same way.
+their training split, ``bench/learning_curve.py --shares 1``): before the
+pasted piles, 88.5–89.6 % exact with one network per fold, against
+76.6–82.0 % for the small numpy network fine-tuned the same way; with them,
+90.6 % (mean log-likelihood −0.314) at batch seed 0 and 89.9–92.4 % in two
+runs at seed 1 (PyTorch's threads do not add up in the same order twice).
 
-Measured the same way and not adopted (one network per fold, batch seeds
-0 and 1; as it is: 90.6 % exact and mean log-likelihood −0.314 at seed 0,
-92.4 % at seed 1; runs swing by about three points):
+Measured the same way, against those runs, and not adopted:
 
 * crops resized to 64 pixels instead of :data:`vision.deep_net.SIDE`
   (48): 91.0 %, −0.308 at seed 0, for about 1.8 times the counting time;
