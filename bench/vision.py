@@ -6,6 +6,7 @@ Counting (a folder laid out as ``<count>/<image>.png``)::
     python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--adapt-counts 0,4] [--split held_out|all]
         [--counter deep|cnn|mlp] [--steps N] [--members K] [--pasted N] [--from-scratch]
+        [--games N [--seed S]]
 
 Evaluates on the held-out split of DIR (file-name hash, see
 :mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
@@ -22,7 +23,9 @@ own one-seed photographs (:mod:`vision.seed_paste`); ``--pasted 0`` measures
 it without them. Counting speed is measured on one core. Prints exact accuracy per
 count and overall, accuracy within one seed, mean log-likelihood of the true
 count, how often the true count lies in the smallest 95 % set of the belief,
-and images per second (median of runs).
+and images per second (median of runs). ``--games N`` then plays N random
+games whose pits show those photographs and reports how the referee followed
+them: the moves it named, the false alarms (:mod:`bench.photo_games`).
 
 Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
 
@@ -54,6 +57,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.photo_games import longest_common, photo_games, report_games
 from companion.commands.vision import (
     add_fine_tuning_options,
     progress_bar,
@@ -129,6 +133,8 @@ def bench_dataset(args: argparse.Namespace) -> int:
     beliefs = counter.beliefs([e.image for e in examples])
     truth = np.array([e.count for e in examples])
     report(beliefs, truth)
+    if args.games:
+        report_games(photo_games(beliefs, truth, args.games, seed=args.seed))
     if isinstance(counter, EnsembleCounter) and counter.view_count > 1:
         # What the views add, on the same networks and images.
         one = score_beliefs(counter.with_views(1).beliefs([e.image for e in examples]), truth)
@@ -235,7 +241,7 @@ def bench_video(video: Path, referee_defaults: bool) -> int:
                         reader.counter = refit
     cap.release()
     moves = [int(m) for m in truth["moves"]]
-    matched = _lcs(found, moves)
+    matched = longest_common(found, moves)
     print(f"video: {video} ({frame_no} frames, {size[0]}x{size[1]})" if size else f"video: {video}")
     print(f"board found by: {calibration.method}; referee settings: {settings or 'its defaults'}")
     print(f"pipeline frames per second on one core (median): {1.0 / statistics.median(times):.0f}")
@@ -257,17 +263,6 @@ def bench_video(video: Path, referee_defaults: bool) -> int:
         + ("met" if found == moves else "NOT met")
     )
     return 0
-
-
-def _lcs(a: list[int], b: list[int]) -> int:
-    """Length of the longest common subsequence (moves recognised, in order)."""
-    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
-    for i, x in enumerate(a):
-        for j, y in enumerate(b):
-            table[i + 1][j + 1] = (
-                table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
-            )
-    return table[-1][-1]
 
 
 def _counts(text: str) -> set[int]:
@@ -309,6 +304,13 @@ def main(argv: list[str] | None = None) -> int:
         " default the counter's own, 0 to measure without them)",
     )
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--games",
+        type=whole_number(0),
+        default=0,
+        help="also play N random games with the evaluated photographs and report how the"
+        " referee followed them (bench/photo_games.py; --seed picks the games)",
+    )
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")
     parser.add_argument("--moves", type=int, default=12)

@@ -1,0 +1,240 @@
+"""Games played with real photographs: does the referee follow them from the counter's beliefs?
+
+``bench/vision.py --dataset DIR --games N`` measures the counter pit by pit.
+A user cares about something else: whether the referee, which reads those
+beliefs through the rules (at most six moves can follow a position), names
+every move of a real game and raises no false alarm. This module measures
+that without a recorded game on a real board:
+
+1. **A random legal game** (Abapa) whose every board, the sown board before a
+   capture included, holds at most as many seeds per pit as there are
+   photographs of (0 … 9 on the development photographs). Among the legal
+   moves, one that would make a taller pile is not chosen; a game stops when
+   none is left or after ``length`` moves. So the games stay where the
+   photographs are and say nothing about piles of ten or more.
+2. **A camera session of it** (:func:`core.referee.scenarios.render_game`, the
+   camera's settled style, with hands passing over the board), in which every
+   pit reading is the counter's belief about a *real* photograph of that many
+   seeds. A pit keeps its photograph while its count does not change, as a
+   pile nobody touched keeps its look, so a pile the counter misreads stays
+   misread until it is sown from or into. Every settled board stays in view
+   for three seconds (:data:`STILL`), as people look at the board between
+   moves: long enough for the referee to ask about a doubt that lasts.
+3. **The referee** with the camera's settings
+   (:data:`vision.pipeline.CAMERA_REFEREE`) reads the session.
+
+It reports how many boards held at least one pit the counter alone read
+wrong (the rules' share of the work), the moves the referee named in order
+(longest common subsequence with the game), the games it followed move for
+move, how the others ended (still waiting for a sowing to end; or on a wrong
+board it takes for right, the worst), how often it asked a person to count a
+pit, and its other alerts (in a game played without a mistake, each is a
+false alarm). Deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from core import Position
+from core.observation import PitReading
+from core.referee import Referee
+from core.referee.scenarios import render_game
+from vision.pipeline import CAMERA_REFEREE, belief_to_reading
+
+Beliefs = npt.NDArray[np.float64]
+
+
+def covered_game(start: Position, top: int, length: int, rng: random.Random) -> list[int]:
+    """A random legal game of at most ``length`` moves whose boards never hold more than ``top``."""
+    moves: list[int] = []
+    pos = start
+    while len(moves) < length and not pos.is_over:
+        fitting = []
+        for pit in pos.legal_moves():
+            out = pos.outcome(pit)
+            sown = list(out.position.pits)
+            for p, c in out.captures:
+                sown[p] += c  # the board the camera sees before the capture is taken
+            if max(sown) <= top:
+                fitting.append(pit)
+        if not fitting:
+            break
+        pit = rng.choice(fitting)
+        moves.append(pit)
+        pos = pos.play(pit)
+    return moves
+
+
+class PhotoReader:
+    """Turns a true pit count into the counter's belief about a photograph of that many seeds.
+
+    Each pit keeps its photograph until its count changes, then draws another
+    photograph of the new count.
+    """
+
+    def __init__(self, by_count: Mapping[int, Sequence[Beliefs]], rng: random.Random) -> None:
+        self.by_count = by_count
+        self.rng = rng
+        self.shown: dict[int, tuple[int, int]] = {}
+        """Pit → (its count, the photograph shown for it)."""
+
+    def reading(self, pit: int, count: int) -> PitReading:
+        held = self.shown.get(pit)
+        if held is None or held[0] != count:
+            held = (count, self.rng.randrange(len(self.by_count[count])))
+            self.shown[pit] = held
+        return belief_to_reading(self.by_count[count][held[1]])
+
+    def misread(self, pit: int, count: int) -> bool:
+        """Whether the counter's most likely count for this pit's photograph is wrong."""
+        self.reading(pit, count)
+        return int(np.argmax(self.by_count[count][self.shown[pit][1]])) != count
+
+
+STEP = 0.5
+"""Seconds between two observations of the session (a camera reports far more often, but
+the referee only judges stable ones, and identical readings change nothing)."""
+STILL = 6
+"""Further observations of every settled board (3 s): people look at the board between moves,
+and a doubt that lasts (``Referee.ambiguity_time``) makes the referee ask."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    moves: list[int]
+    named: list[int]
+    """The moves the referee named, in order."""
+    alerts: list[str]
+    """The types of the alerts it raised."""
+    boards: int
+    """Settled boards the camera showed."""
+    misread_boards: int
+    """Of those, boards with at least one pit the counter alone read wrong."""
+    ended_right: bool
+    """The referee's board at the end is the game's."""
+    phase: str
+    """What the referee was doing at the end (:attr:`core.referee.Referee.phase`)."""
+
+    @property
+    def lost_silently(self) -> bool:
+        """On a wrong board, sure of it: not asking, not waiting for a sowing to end."""
+        return not self.ended_right and self.phase in ("waiting", "over")
+
+
+def play_with_photos(
+    start: Position,
+    moves: Sequence[int],
+    by_count: Mapping[int, Sequence[Beliefs]],
+    seed: int,
+    hands: float = 0.5,
+) -> GameResult:
+    """The referee's reading of ``moves`` shown as photographs (see the module docstring)."""
+    session = render_game(start, moves, style="settled", hands=hands, seed=seed, source="camera")
+    reader = PhotoReader(by_count, random.Random(seed + 1))
+    referee = Referee(start, **CAMERA_REFEREE)
+    named: list[int] = []
+    alerts: list[str] = []
+    boards = misread = 0
+    last: tuple[int | None, ...] | None = None
+    t = 0.0
+    for obs in session.observations:
+        exact = [p if isinstance(p, int) else None for p in obs.pits]
+        pits: tuple[PitReading, ...] = tuple(
+            None if c is None else reader.reading(i, c) for i, c in enumerate(exact)
+        )
+        repeats = 1
+        if obs.stable and tuple(exact) != last:
+            boards += 1
+            misread += any(c is not None and reader.misread(i, c) for i, c in enumerate(exact))
+            last = tuple(exact)
+            repeats += STILL
+        for _ in range(repeats):
+            t += STEP
+            for event in referee.observe(replace(obs, t=t, pits=pits)):
+                if event.type == "move":
+                    named.append(int(event["pit"]))
+                elif event.is_alert:
+                    alerts.append(event.type)
+    assert session.final is not None
+    ended_right = referee.position.pits == session.final.pits
+    return GameResult(list(moves), named, alerts, boards, misread, ended_right, referee.phase)
+
+
+def photos_by_count(beliefs: Beliefs, truth: npt.NDArray[np.int64]) -> dict[int, list[Beliefs]]:
+    """The beliefs about the photographs, grouped by their true count."""
+    out: dict[int, list[Beliefs]] = {}
+    for belief, count in zip(beliefs, truth.tolist(), strict=True):
+        out.setdefault(int(count), []).append(belief)
+    return out
+
+
+def longest_common(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the longest common subsequence (moves named in the right order)."""
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            table[i + 1][j + 1] = (
+                table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+            )
+    return table[-1][-1]
+
+
+def photo_games(
+    beliefs: Beliefs, truth: npt.NDArray[np.int64], games: int, length: int = 60, seed: int = 0
+) -> list[GameResult]:
+    """``games`` covered random games, each read by the referee from the photographs' beliefs."""
+    by_count = photos_by_count(beliefs, truth)
+    # Only counts 0 … top with photographs of every count below them can be shown.
+    top = 0
+    while top + 1 in by_count:
+        top += 1
+    if 0 not in by_count:
+        raise ValueError("no photographs of an empty pit: a game cannot be shown")
+    results = []
+    for g in range(games):
+        rng = random.Random(seed * 100_003 + g)
+        start = Position.initial("abapa")
+        moves = covered_game(start, top, length, rng)
+        results.append(play_with_photos(start, moves, by_count, seed=seed * 100_003 + g))
+    return results
+
+
+def report_games(results: Sequence[GameResult]) -> None:
+    """Print what :func:`photo_games` measured."""
+    total = sum(len(r.moves) for r in results)
+    named = sum(longest_common(r.named, r.moves) for r in results)
+    followed = sum(r.named == r.moves for r in results)
+    ended = sum(r.ended_right for r in results)
+    lost = sum(r.lost_silently for r in results)
+    sowing = sum(not r.ended_right and r.phase == "moving" for r in results)
+    alerts = [a for r in results for a in r.alerts]
+    asked = alerts.count("ambiguous")
+    false = [a for a in alerts if a != "ambiguous"]
+    boards = sum(r.boards for r in results)
+    misread = sum(r.misread_boards for r in results)
+    lengths = sorted(len(r.moves) for r in results)
+    print(
+        f"games played with the photographs: {len(results)} "
+        f"(median {lengths[len(lengths) // 2]} moves, piles up to the largest count photographed)"
+    )
+    print(
+        f"boards with at least one pit the counter alone misreads: {misread}/{boards}"
+        f" = {misread / max(1, boards):.0%}"
+    )
+    print(f"moves the referee named in order: {named}/{total} = {named / max(1, total):.1%}")
+    print(f"games followed move for move: {followed}/{len(results)}")
+    print(f"games the referee ended on the true board: {ended}/{len(results)}")
+    print(f"  still waiting for the last move's last seed (the camera reads it missing): {sowing}")
+    print(f"  on a wrong board it takes for right (lost silently): {lost}")
+    print(f"times it asked a person to look (ambiguous): {asked} in {total} moves")
+    kinds = ", ".join(f"{k} {false.count(k)}" for k in sorted(set(false)))
+    print(
+        f"false alarms (other alerts: the games were played without a mistake): {len(false)}"
+        + (f" ({kinds})" if kinds else "")
+    )

@@ -1,0 +1,101 @@
+"""bench/photo_games.py: random games shown as photographs' beliefs, read by the referee."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from bench.photo_games import (
+    PhotoReader,
+    covered_game,
+    longest_common,
+    photo_games,
+    report_games,
+)
+from core import Position
+
+CLASSES = 49
+
+
+def sure_beliefs(read_as: dict[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Three 'photographs' of each count 0 … 9, each read with near certainty (as ``read_as``)."""
+    truth = np.repeat(np.arange(10), 3)
+    beliefs = np.full((len(truth), CLASSES), 1e-9)
+    read = [(read_as or {}).get(int(c), int(c)) for c in truth]
+    beliefs[np.arange(len(truth)), read] = 1.0
+    return beliefs / beliefs.sum(1, keepdims=True), truth
+
+
+def test_covered_games_never_show_a_pile_without_photographs() -> None:
+    for seed in range(20):
+        pos = Position.initial("abapa")
+        moves = covered_game(pos, 7, 60, random.Random(seed))
+        assert moves, "the start position (4 per pit) is covered"
+        for pit in moves:
+            out = pos.outcome(pit)
+            sown = list(out.position.pits)
+            for p, c in out.captures:
+                sown[p] += c
+            assert max(sown) <= 7
+            pos = out.position
+
+
+def test_a_counter_that_reads_every_photograph_right_is_followed_move_for_move() -> None:
+    beliefs, truth = sure_beliefs()
+    results = photo_games(beliefs, truth, games=4, seed=3)
+    assert sum(len(r.moves) for r in results) > 20
+    for r in results:
+        assert r.named == r.moves
+        assert r.alerts == []
+        assert r.misread_boards == 0
+        assert r.boards > len(r.moves)  # the start and every move's settled board
+        assert r.ended_right and not r.lost_silently
+
+
+def test_a_counter_that_reads_every_pile_as_empty_loses_the_game() -> None:
+    beliefs, truth = sure_beliefs({c: 0 for c in range(10)})
+    results = photo_games(beliefs, truth, games=3, seed=0)
+    for r in results:
+        assert r.misread_boards == r.boards
+        assert longest_common(r.named, r.moves) < len(r.moves)
+        assert not r.ended_right
+    assert any(r.alerts for r in results)
+
+
+def test_a_pit_keeps_its_photograph_until_its_count_changes() -> None:
+    # Three photographs of 2 seeds, told apart by where their belief peaks.
+    by_count = {2: [np.eye(CLASSES)[k] for k in (2, 3, 4)], 3: [np.eye(CLASSES)[3]]}
+    reader = PhotoReader(by_count, random.Random(0))
+    first = reader.reading(0, 2)
+    assert all(reader.reading(0, 2) == first for _ in range(20))
+    seen = set()
+    for _ in range(30):  # away and back: a new photograph is drawn each time
+        reader.reading(0, 3)
+        seen.add(reader.reading(0, 2))
+    assert len(seen) == 3
+    assert reader.misread(1, 3) is False
+
+
+def test_without_photographs_of_an_empty_pit_no_game_is_shown() -> None:
+    beliefs, truth = sure_beliefs()
+    keep = truth > 0
+    with pytest.raises(ValueError, match="empty pit"):
+        photo_games(beliefs[keep], truth[keep], games=1)
+
+
+def test_the_report_gives_the_moves_named_and_the_false_alarms(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    beliefs, truth = sure_beliefs()
+    results = photo_games(beliefs, truth, games=2, seed=1)
+    report_games(results)
+    out = capsys.readouterr().out
+    total = sum(len(r.moves) for r in results)
+    assert f"moves the referee named in order: {total}/{total} = 100.0%" in out
+    assert "games followed move for move: 2/2" in out
+    assert "games the referee ended on the true board: 2/2" in out
+    assert "(lost silently): 0" in out
+    assert f"asked a person to look (ambiguous): 0 in {total} moves" in out
+    assert "false alarms (other alerts: the games were played without a mistake): 0" in out
