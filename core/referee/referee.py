@@ -58,6 +58,10 @@ from core.rules import get_rules
 
 #: How many unseen moves the referee will infer at once when it falls behind.
 CATCH_UP_DEPTH = 3
+#: A best explanation scoring below this (log-likelihood against the reading's own best
+#: board, prior included) is checked against lines of unseen moves: below it, a line of
+#: two moves that fits perfectly (2 * AHEAD_PRIOR) could be the better explanation.
+LOOSE_FIT = 2 * AHEAD_PRIOR
 
 
 class CommandError(ValueError):
@@ -81,6 +85,8 @@ class Referee:
         self.margin = margin
         self.min_log_likelihood = min_log_likelihood
         self._seq = 0
+        self._told = False
+        """Deciding again because a person told the referee something about the board."""
         self._reset_game(start or Position.initial())
 
     # -- state -------------------------------------------------------------
@@ -307,6 +313,13 @@ class Referee:
             if caught_up is not None:
                 return caught_up
             return self._unexplained(obs, seen)
+        if best_score < LOOSE_FIT and not best.is_mistake and self._phase != "mistake":
+            # Plausible, but loosely (a camera's floor is low): moves played unseen may fit
+            # far better. Without this, a camera misreading two piles took three moves for
+            # one and followed a wrong board without a word (bench/vision.py --games).
+            caught_up = self._catch_up(obs, table, beat=best_score + self.margin)
+            if caught_up is not None:
+                return caught_up
         if best.kind in ("complete", "sown"):
             # Different legal moves can leave the very same board (possible in Oware).
             twins = sorted(
@@ -337,13 +350,25 @@ class Referee:
         if committal and second is not None and second_score > best_score - self.margin:
             # Not sure yet. Waiting is safe: more frames, or the next move, will tell.
             return self._undecided(obs, best, second)
+        if best.kind == "sowing":
+            done = _completion(best, hyps, scores, best_score - self.margin)
+            if done is not None:
+                # One seed still to sow, or the last seed down and its pile misread: the
+                # doubt of _undecided the other way round, settled the same way.
+                if self._doubt_lasted(obs, (done.board, best.board)) or self._told:
+                    self._undecided_since = None
+                    return self._act(obs, done)
+                return self._act(obs, best)  # the doubt's clock keeps running
         self._undecided_since = None
         return self._act(obs, best)
 
-    def _catch_up(self, obs: Observation, table: np.ndarray[Any, Any]) -> list[Event] | None:
-        """Nothing fits: were several moves played while we were unsure (moves into a store
-        look alike, a noisy last seed)? If exactly one line of up to ``CATCH_UP_DEPTH``
-        moves explains the board clearly, confirm its moves."""
+    def _catch_up(
+        self, obs: Observation, table: np.ndarray[Any, Any], beat: float = -np.inf
+    ) -> list[Event] | None:
+        """Nothing fits (or only loosely, below ``beat``): were several moves played while
+        we were unsure (moves into a store look alike, a noisy last seed)? If exactly one
+        line of up to ``CATCH_UP_DEPTH`` moves explains the board clearly, and scores at
+        least ``beat``, confirm its moves."""
         if self._lines is None:
             lines: list[tuple[tuple[int, ...], Hyp]] = []
             for line, reached in lines_ahead(self.position, CATCH_UP_DEPTH):
@@ -367,7 +392,7 @@ class Referee:
             (float(scores[i]) for i in order[1:] if self._lines[int(i)][0] != best_line),
             float("-inf"),
         )
-        if top < self.min_log_likelihood or top - runner < self.margin:
+        if top < max(self.min_log_likelihood, beat) or top - runner < self.margin:
             return None
         events: list[Event] = []
         for m in best_line:
@@ -375,14 +400,25 @@ class Referee:
         return events + self._decide(obs)
 
     def _undecided(self, obs: Observation, best: Hyp, second: Hyp) -> list[Event]:
-        """Wait; say ``ambiguous`` once the same doubt has lasted ``ambiguity_time``."""
-        key = (best.board, second.board)
+        """Wait; once the same doubt has lasted ``ambiguity_time``, settle it if it is only
+        whether the move's last seed is down (it is), else say ``ambiguous``."""
+        lasted = self._doubt_lasted(obs, (best.board, second.board))
+        if _only_the_last_seed(best, second) and (lasted or self._told):
+            # The doubt is not which move, only whether its last seed is down yet. A board
+            # that has stayed still this long (or that a person is counting) has no hand
+            # over it holding a seed: the move is complete. (Asking a person to count that
+            # pile was, by far, the referee's most frequent question on real photographs:
+            # bench/vision.py --games.)
+            self._undecided_since = None
+            return self._act(obs, best)
+        return self._ambiguous(obs, best, second) if lasted else []
+
+    def _doubt_lasted(self, obs: Observation, key: Any) -> bool:
+        """Time the doubt ``key`` (a new one starts the clock): has it lasted ``ambiguity_time``?"""
         if self._undecided_since is None or self._undecided_since[0] != key:
             self._undecided_since = (key, obs.t)
-            return []
-        if obs.t - self._undecided_since[1] < self.ambiguity_time:
-            return []
-        return self._ambiguous(obs, best, second)
+            return False
+        return obs.t - self._undecided_since[1] >= self.ambiguity_time
 
     def _act(self, obs: Observation, best: Hyp) -> list[Event]:
         events: list[Event] = []
@@ -822,7 +858,11 @@ class Referee:
         obs = self._last_obs
         if obs is None or self.position.is_over or None in best_counts(obs.pits):
             return []
-        return self._decide(obs)
+        self._told = True
+        try:
+            return self._decide(obs)
+        finally:
+            self._told = False
 
     # -- views -------------------------------------------------------------
     def record(self, tags: Mapping[str, str] | None = None) -> GameRecord:
@@ -919,3 +959,23 @@ def _top_two(
         else (float("-inf"), None)
     )
     return (float(scores[best]), hyps[best]), runner
+
+
+def _completion(
+    sowing: Hyp, hyps: list[Hyp], scores: np.ndarray[Any, Any], floor: float
+) -> Hyp | None:
+    """The hypothesis that ``sowing`` (one seed short) completes, if it scores above ``floor``."""
+    for i in np.flatnonzero(scores > floor):  # a handful: the loop below is plain Python
+        if _only_the_last_seed(hyps[int(i)], sowing):
+            return hyps[int(i)]
+    return None
+
+
+def _only_the_last_seed(best: Hyp, second: Hyp) -> bool:
+    """Whether ``best`` completes the very move that ``second`` shows one seed short of done."""
+    if best.origin is None or best.origin != second.origin or second.kind != "sowing":
+        return False
+    if best.kind not in ("complete", "sown"):
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(best.board, second.board, strict=True)) if a != b]
+    return len(differ) == 1 and best.board[differ[0]] == second.board[differ[0]] + 1

@@ -172,22 +172,79 @@ def test_seed_by_seed_mistake_flagged_when_it_happens() -> None:
     assert board[3] == 5 and board[4] == 0 and board[5] == 0
 
 
-def test_ambiguous_reading_names_the_pit_and_confirm_resolves_it() -> None:
+def _still_board(ref: Referee, readings: list[Any], seconds: float) -> list[list[Event]]:
+    """The same reading, stable, every 0.2 s for ``seconds``: the events of each."""
+    return [
+        ref.observe(Observation(k * 0.2, "test", True, tuple(readings)))
+        for k in range(round(seconds / 0.2) + 1)
+    ]
+
+
+@pytest.mark.parametrize("done", [0.5, 0.7, 0.3])
+def test_a_doubt_about_the_last_seed_alone_is_settled_by_a_still_board(done: float) -> None:
+    # After F, pit d reads 5 (F done) with belief ``done``, else 4 (one seed still in hand):
+    # both explanations are the same move. A board that stays still has no hand holding a
+    # seed over it, so once the doubt has lasted ambiguity_time the move is named, whichever
+    # way the reading leaned, instead of asking a person to count the pile.
+    start = Position.initial()
+    ref = Referee(start, ambiguity_time=0.6)
+    readings: list[Any] = list(start.play(5).pits)
+    readings[9] = (0, 0, 0, 0, 1 - done, done)
+    per_frame = _still_board(ref, readings, 1.4)
+    moments = [k * 0.2 for k, events in enumerate(per_frame) if events]
+    events = [e for frame in per_frame for e in frame]
+    assert [e.type for e in events] == ["move"] and events[0]["pit"] == 5
+    assert 0.6 <= moments[0] <= 0.8  # not before the doubt has lasted ambiguity_time
+    assert ref.position == start.play(5)
+
+
+def test_a_reading_sure_the_last_seed_is_missing_is_not_overruled_by_stillness() -> None:
+    # Pit d is surely 4: the sowing is not finished (or the seed went elsewhere). Stillness
+    # must not invent the last seed: the referee waits for the board to change.
+    start = Position.initial()
+    ref = Referee(start, ambiguity_time=0.6)
+    readings: list[Any] = list(start.play(5).pits)
+    readings[9] = 4
+    assert [e for frame in _still_board(ref, readings, 2.0) for e in frame] == []
+    assert ref.position == start and ref.phase == "moving"
+
+
+def test_a_loose_fit_gives_way_to_unseen_moves_that_fit_far_better() -> None:
+    # South plays A, then North b and South F (one seed each) go by unseen. The board
+    # after A alone differs from the real one in two piles only (F: 1 or 0, b: 4 or 5),
+    # and a camera's low floor (-30) finds that plausible; the reading is sure of both
+    # piles, so the three moves explain it far better and are what the referee names.
+    start = Position.from_text("3-4-4-4-4-1-1-4-4-4-4-4-3-4-S")
+    line = start.play(0).play(6).play(5)
+    readings: list[Any] = list(line.pits)
+    readings[5] = (0.999, 0.001)
+    readings[7] = (0, 0, 0, 0, 0.01, 0.99)
+    ref = Referee(start, min_log_likelihood=-30.0, margin=2.0)
+    events = [e for frame in _still_board(ref, readings, 2.0) for e in frame]
+    assert [(e.type, e["pit"]) for e in events] == [("move", 0), ("move", 6), ("move", 5)]
+    assert ref.position == line
+
+
+def test_ambiguous_reading_names_the_pits_and_confirm_resolves_it() -> None:
+    # A or B from the start: pits A, B and F read half one way, half the other.
     start = Position.initial()
     ref = Referee(start, ambiguity_time=0.5)
-    after = start.play(5).pits
-    # Pit d reads 4 or 5 with equal belief: D 'sowing with a seed in hand' or 'done'.
-    readings: list[Any] = list(after)
-    readings[9] = (0, 0, 0, 0, 0.5, 0.5)
-    events: list[Event] = []
-    for k in range(8):
-        events += ref.observe(Observation(k * 0.2, "test", True, tuple(readings)))
+    a, b = start.play(0).pits, start.play(1).pits
+    readings: list[Any] = []
+    for x, y in zip(a, b, strict=True):
+        vec = [0.0] * 6
+        vec[x] += 0.5
+        vec[y] += 0.5
+        readings.append(x if x == y else tuple(vec))
+    events = [e for frame in _still_board(ref, readings, 1.4) for e in frame]
     amb = [e for e in events if e.type == "ambiguous"]
-    assert len(amb) == 1
-    assert amb[0]["pits"] == [9] and "count pit d" in amb[0]["text"]
-    out = ref.command({"command": "confirm", "pit": "d", "count": 5}, t=2.0)
+    assert len(amb) == 1 and len(events) == 1
+    assert amb[0]["pits"] == [0, 1, 5] and "count pit A" in amb[0]["text"]
+    out = ref.command({"command": "confirm", "pit": "B", "count": 0}, t=2.0)
+    # Pit F still reads 4 or 5 (B done, or its last seed in hand): a person counting at
+    # the board means nobody is sowing, so the referee names B at once.
     assert [e.type for e in out] == ["confirmed", "board_restored", "move"]
-    assert ref.position == start.play(5)
+    assert ref.position == start.play(1)
 
 
 def test_two_moves_leaving_the_same_board_are_not_guessed() -> None:
