@@ -107,6 +107,8 @@ and a doubt that lasts (``Referee.ambiguity_time``) makes the referee ask."""
 
 @dataclass(frozen=True)
 class GameResult:
+    """One game: what was played, what the referee made of it."""
+
     moves: list[int]
     named: list[int]
     """The moves the referee named, in order."""
@@ -191,15 +193,19 @@ def photo_games(
     """``games`` covered random games, each read by the referee from the photographs' beliefs."""
     by_count = photos_by_count(beliefs, truth)
     # Only counts 0 … top with photographs of every count below them can be shown.
-    top = 0
+    top = -1
     while top + 1 in by_count:
         top += 1
-    if 0 not in by_count:
-        raise ValueError("no photographs of an empty pit: a game cannot be shown")
+    start = Position.initial("abapa")
+    if top < max(start.pits):
+        raise ValueError(
+            f"a game needs photographs of every count from 0 to {max(start.pits)} (the start"
+            f" position and the empty pits of the first moves); "
+            + (f"there are none of {top + 1}" if top >= 0 else "there are none of an empty pit")
+        )
     results = []
     for g in range(games):
         rng = random.Random(seed * 100_003 + g)
-        start = Position.initial("abapa")
         moves = covered_game(start, top, length, rng)
         results.append(play_with_photos(start, moves, by_count, seed=seed * 100_003 + g))
     return results

@@ -134,7 +134,11 @@ def bench_dataset(args: argparse.Namespace) -> int:
     truth = np.array([e.count for e in examples])
     report(beliefs, truth)
     if args.games:
-        report_games(photo_games(beliefs, truth, args.games, seed=args.seed))
+        try:
+            report_games(photo_games(beliefs, truth, args.games, seed=args.seed))
+        except ValueError as exc:  # the folder lacks a count a game needs
+            print(f"no games played: {exc}")
+            return 1
     if isinstance(counter, EnsembleCounter) and counter.view_count > 1:
         # What the views add, on the same networks and images.
         one = score_beliefs(counter.with_views(1).beliefs([e.image for e in examples]), truth)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import cv2
 import numpy as np
@@ -14,22 +16,31 @@ from vision.synth import random_style, render_pit
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "vision.py"
 
 
-@pytest.mark.parametrize("counter", ["deep", "cnn", "mlp"])
-def test_bench_prints_the_figures(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], counter: str
-) -> None:
-    rng = np.random.default_rng(1)
-    style = random_style(rng)
-    for count in range(4):
-        (tmp_path / str(count)).mkdir()
-        for k in range(8):
-            cv2.imwrite(
-                str(tmp_path / str(count) / f"p{count}_{k}.png"), render_pit(count, style, rng)
-            )
+def _load_bench() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_vision", BENCH)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def _rendered_folder(root: Path, counts: int, per_count: int = 6, seed: int = 2) -> Path:
+    """``per_count`` rendered pits of each count 0 … counts - 1, in the bench's layout."""
+    rng = np.random.default_rng(seed)
+    style = random_style(rng)
+    for count in range(counts):
+        (root / str(count)).mkdir(parents=True)
+        for k in range(per_count):
+            cv2.imwrite(str(root / str(count) / f"p{count}_{k}.png"), render_pit(count, style, rng))
+    return root
+
+
+@pytest.mark.parametrize("counter", ["deep", "cnn", "mlp"])
+def test_bench_prints_the_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], counter: str
+) -> None:
+    _rendered_folder(tmp_path, 4, per_count=8, seed=1)
+    bench: Any = _load_bench()
     code = bench.main(
         ["--dataset", str(tmp_path), "--adapt", str(tmp_path), "--repeat", "1"]
         + ["--counter", counter, "--steps", "40", "--members", "2", "--pasted", "20"]
@@ -54,11 +65,39 @@ def test_bench_prints_the_figures(
 def test_bench_refuses_a_negative_number_of_pasted_piles(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    spec = importlib.util.spec_from_file_location("bench_vision", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench: Any = _load_bench()
     with pytest.raises(SystemExit) as exit_:
         bench.main(["--dataset", "anywhere", "--pasted", "-3"])
     assert exit_.value.code == 2
     assert "--pasted: must be at least 0, not -3" in capsys.readouterr().err
+
+
+def test_bench_plays_games_with_the_photographs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _rendered_folder(tmp_path, 6)
+    bench: Any = _load_bench()
+    code = bench.main(
+        ["--dataset", str(folder), "--split", "all", "--repeat", "1", "--counter", "mlp"]
+        + ["--games", "3"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "games played with the photographs: 3" in out
+    assert "moves the referee named in order:" in out
+    assert "(lost silently):" in out
+
+
+def test_bench_says_why_no_game_can_be_played(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _rendered_folder(tmp_path, 4)  # 0 … 3 seeds: the start position has 4
+    bench: Any = _load_bench()
+    code = bench.main(
+        ["--dataset", str(folder), "--split", "all", "--repeat", "1", "--counter", "mlp"]
+        + ["--games", "3"]
+    )
+    assert code == 1
+    assert "no games played: a game needs photographs of every count from 0 to 4" in (
+        capsys.readouterr().out
+    )

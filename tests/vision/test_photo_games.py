@@ -78,10 +78,13 @@ def test_a_pit_keeps_its_photograph_until_its_count_changes() -> None:
     assert reader.misread(1, 3) is False
 
 
-def test_without_photographs_of_an_empty_pit_no_game_is_shown() -> None:
+@pytest.mark.parametrize(("missing", "says"), [(0, "none of an empty pit"), (3, "none of 3")])
+def test_without_photographs_of_every_count_up_to_the_start_no_game_is_shown(
+    missing: int, says: str
+) -> None:
     beliefs, truth = sure_beliefs()
-    keep = truth > 0
-    with pytest.raises(ValueError, match="empty pit"):
+    keep = truth != missing
+    with pytest.raises(ValueError, match=says):
         photo_games(beliefs[keep], truth[keep], games=1)
 
 
