@@ -26,7 +26,7 @@ that without a recorded game on a real board:
 It reports how many boards held at least one pit the counter alone read
 wrong (the rules' share of the work), the moves the referee named in order
 (longest common subsequence with the game), the games it followed move for
-move, how the others ended (still waiting for a sowing to end; or on a wrong
+move, how the others ended (stuck waiting for a sowing to end; or on a wrong
 board it takes for right, the worst), how often it asked a person to count a
 pit, and its other alerts (in a game played without a mistake, each is a
 false alarm). Deterministic for a given seed.
@@ -236,7 +236,7 @@ def report_games(results: Sequence[GameResult]) -> None:
     print(f"moves the referee named in order: {named}/{total} = {named / max(1, total):.1%}")
     print(f"games followed move for move: {followed}/{len(results)}")
     print(f"games the referee ended on the true board: {ended}/{len(results)}")
-    print(f"  still waiting for the last move's last seed (the camera reads it missing): {sowing}")
+    print(f"  stuck, waiting without a word for a sowing to end (a seed reads missing): {sowing}")
     print(f"  on a wrong board it takes for right (lost silently): {lost}")
     print(f"times it asked a person to look (ambiguous): {asked} in {total} moves")
     kinds = ", ".join(f"{k} {false.count(k)}" for k in sorted(set(false)))

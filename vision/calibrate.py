@@ -88,10 +88,12 @@ def teach(
     pit as 0 or 4 (23.9 % exact, the rendered rehearsal does not carry over to
     real seeds). Its beliefs stay wide (the temperature floor of
     :mod:`vision.ensemble`: the true count inside the 95 % set for every
-    photograph, in sets of about 13 counts), so the referee's rules decide
-    and learning from the game can take the positions it confirms; but the
-    networks need labelled photos of more counts to count well
-    (``train-counter``, or learning from the game). It takes a few minutes
+    photograph, in sets of about 13 counts), so it is not confidently wrong;
+    but beliefs that wide leave the rules nothing to choose by: shown as 200
+    games of real photographs (``bench/vision.py --adapt-counts 0,4 --games
+    200``), the referee named none of the moves, so learning from the game
+    gets no confirmed position either. The networks need labelled photos of
+    more counts (``train-counter``). It takes a few minutes
     (``progress`` gets the steps); ``members`` networks are fine-tuned and
     averaged (default :data:`vision.ensemble.MEMBERS`), each reading
     ``views`` turned views of a pit (default: the counter's own).

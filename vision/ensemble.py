@@ -25,10 +25,12 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   how wrong the networks are on the other counts; fitted on them, the
   temperature made networks that read nearly every real pit as 0 or 4 sure
   of it. Below :data:`FEW_COUNTS` counts the temperature is at least
-  :data:`FEW_COUNTS_TEMPERATURE`: the beliefs stay wide, the referee's
-  rules decide, and learning from the game (which refuses positions the
-  counter flatly contradicts) is not locked out by a counter that is
-  confidently wrong.
+  :data:`FEW_COUNTS_TEMPERATURE`: the beliefs stay wide rather than
+  confidently wrong. Wide is not enough, though: on 200 games shown as real
+  photographs (``bench/vision.py --adapt-counts 0,4 --games 200``) the
+  referee could name none of the moves from such beliefs. Such networks
+  wait for labelled photos of more counts (``train-counter``); the
+  calibrate command says so.
 
 * **It may look more than once.** A pit is round and seen from above, so
   its count does not change when the crop is turned by a quarter or

@@ -188,11 +188,12 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
 
 TWO_VIEWS_WARNING = (
     "networks fine-tuned on the empty board and the start position alone learn only 0 and 4 "
-    "seeds (on real photographs they count 24 % of pits right, and say they are unsure of "
-    "nearly every other count); count with 'area' until `oware-companion train-counter` has "
-    "labelled photos of more counts"
+    "seeds (on real photographs they count 24 % of pits right, and are so unsure of the rest "
+    "that the referee cannot follow a game with them); count with 'area' until "
+    "`oware-companion train-counter` has labelled photos of more counts"
 )
-"""Measured: ``bench/vision.py --adapt DIR --adapt-counts 0,4`` on the development photographs."""
+"""Measured: ``bench/vision.py --adapt DIR --adapt-counts 0,4 --games 200`` on the development
+photographs: 24.5 % exact, and the referee named none of the 2,758 moves of 200 games."""
 
 
 def views_phrase(views: int) -> str:
