@@ -83,18 +83,26 @@ class PhotoReader:
         self.rng = rng
         self.shown: dict[int, tuple[int, int]] = {}
         """Pit → (its count, the photograph shown for it)."""
+        self._readings: dict[tuple[int, int], PitReading] = {}
 
-    def reading(self, pit: int, count: int) -> PitReading:
+    def _photo(self, pit: int, count: int) -> tuple[int, int]:
+        """(count, index) of the photograph the pit shows, drawn anew when its count changed."""
         held = self.shown.get(pit)
         if held is None or held[0] != count:
             held = (count, self.rng.randrange(len(self.by_count[count])))
             self.shown[pit] = held
-        return belief_to_reading(self.by_count[count][held[1]])
+        return held
+
+    def reading(self, pit: int, count: int) -> PitReading:
+        photo = self._photo(pit, count)
+        if photo not in self._readings:  # one photograph is shown many times
+            self._readings[photo] = belief_to_reading(self.by_count[count][photo[1]])
+        return self._readings[photo]
 
     def misread(self, pit: int, count: int) -> bool:
         """Whether the counter's most likely count for this pit's photograph is wrong."""
-        self.reading(pit, count)
-        return int(np.argmax(self.by_count[count][self.shown[pit][1]])) != count
+        _, index = self._photo(pit, count)
+        return int(np.argmax(self.by_count[count][index])) != count
 
 
 STEP = 0.5

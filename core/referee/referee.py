@@ -308,18 +308,19 @@ class Referee:
                 )
                 actions = np.concatenate([actions, s_actions])
                 (best_score, best), (second_score, second) = _top_two(hyps, scores, actions)
-        if best_score < self.min_log_likelihood:
-            caught_up = None if self._phase == "mistake" else self._catch_up(obs, table)
+        # Nothing fits, or only loosely (a camera's floor is low): moves played unseen may
+        # explain the board far better. Without the loose case, a camera misreading two
+        # piles took three moves for one and followed a wrong board without a word
+        # (bench/vision.py --games). After a flagged mistake the board shows that mistake.
+        nothing_fits = best_score < self.min_log_likelihood
+        loose = best_score < LOOSE_FIT and not best.is_mistake
+        if (nothing_fits or loose) and self._phase != "mistake":
+            beat = -np.inf if nothing_fits else best_score + self.margin
+            caught_up = self._catch_up(obs, table, beat)
             if caught_up is not None:
                 return caught_up
+        if nothing_fits:
             return self._unexplained(obs, seen)
-        if best_score < LOOSE_FIT and not best.is_mistake and self._phase != "mistake":
-            # Plausible, but loosely (a camera's floor is low): moves played unseen may fit
-            # far better. Without this, a camera misreading two piles took three moves for
-            # one and followed a wrong board without a word (bench/vision.py --games).
-            caught_up = self._catch_up(obs, table, beat=best_score + self.margin)
-            if caught_up is not None:
-                return caught_up
         if best.kind in ("complete", "sown"):
             # Different legal moves can leave the very same board (possible in Oware).
             twins = sorted(
