@@ -54,7 +54,7 @@ from core.referee.hypotheses import (
     wrong_capture_hypothesis,
 )
 from core.referee.likelihood import best_counts, log_likelihood_table, score_boards
-from core.rules import get_rules
+from core.rules import RuleSet, get_rules
 
 #: How many unseen moves the referee will infer at once when it falls behind.
 CATCH_UP_DEPTH = 3
@@ -79,9 +79,11 @@ class Referee:
         margin: float = 3.0,
         min_log_likelihood: float = -8.0,
         ambiguity_time: float = 1.0,
+        stall_time: float = 5.0,
     ) -> None:
         self.settle_time = settle_time
         self.ambiguity_time = ambiguity_time
+        self.stall_time = stall_time
         self.margin = margin
         self.min_log_likelihood = min_log_likelihood
         self._seq = 0
@@ -110,8 +112,13 @@ class Referee:
         self._phase = "waiting"
         self._pending: tuple[MoveOutcome, tuple[int, ...]] | None = None
         self._touched: int | None = None
-        self._overrides: dict[int, int] = {}
+        self._overrides: dict[int, tuple[int, int | None]] = {}
+        """Pit → (the count a person gave, the reading's most likely count when they gave it,
+        or first showed after: a hand counting the pit may hide it). Dropped once that
+        reading changes or a hand hides the pit (see :meth:`observe`)."""
         self._undecided_since: tuple[Any, float] | None = None
+        self._stall_since: tuple[Hyp, float] | None = None
+        """The sowing the settled board has shown, and since when (see :meth:`_stalled`)."""
         self._lines: list[tuple[tuple[int, ...], Hyp]] | None = None
         self._succ: tuple[list[Hyp], Any, Any, Any] | None = None
         self._last_decided: tuple[PitReading, ...] | None = None
@@ -146,6 +153,8 @@ class Referee:
         if sig != self._last_sig:
             self._last_sig = sig
             self._last_change = obs.t
+        if self._overrides:
+            self._overrides = _counts_still_standing(self._overrides, sig)
         if obs.lifted is not None and self._touched is None and self.position.ruleset.touch_move:
             self._touched = obs.lifted
         if self.position.is_over:
@@ -156,7 +165,9 @@ class Referee:
         if obs.pits == self._last_decided:
             return []  # the very same reading, already judged with nothing left to wait for
         events = self._decide(obs)
-        self._last_decided = obs.pits if self._undecided_since is None else None
+        # A doubt or a stalled sowing is timed: the very same reading must be judged again.
+        waiting = self._undecided_since is not None or self._stall_unasked()
+        self._last_decided = None if waiting else obs.pits
         return events
 
     def _bad_observation(self, raw: Any, message: str) -> Event:
@@ -269,9 +280,12 @@ class Referee:
 
     # -- decisions -------------------------------------------------------------
     def _decide(self, obs: Observation) -> list[Event]:
+        stall, self._stall_since = self._stall_since, None  # kept below only while it lasts
         readings: tuple[PitReading, ...] = obs.pits
         if self._overrides:
-            readings = tuple(self._overrides.get(i, r) for i, r in enumerate(readings))
+            readings = tuple(
+                self._overrides[i][0] if i in self._overrides else r for i, r in enumerate(readings)
+            )
         seen = best_counts(readings)
         extra = self._candidates(seen)
         assert self._hyps is not None and self._boards is not None and self._priors is not None
@@ -360,6 +374,12 @@ class Referee:
                     self._undecided_since = None
                     return self._act(obs, done)
                 return self._act(obs, best)  # the doubt's clock keeps running
+            since = stall[1] if stall and stall[0].board == best.board else obs.t
+            self._stall_since = (best, since)
+            asked = self._stall_key(best) in self._emitted
+            if asked or obs.t - since >= self.stall_time:
+                self._undecided_since = None
+                return self._stalled(obs, best)
         self._undecided_since = None
         return self._act(obs, best)
 
@@ -635,26 +655,60 @@ class Referee:
             )
         ]
 
-    def _ambiguous(self, obs: Observation, best: Hyp, second: Hyp) -> list[Event]:
+    def _stall_key(self, sowing: Hyp) -> tuple[Any, ...]:
+        # One question per move, closed like any "ambiguous" one (board_restored).
+        return ("ambiguous", "stalled", sowing.origin)
+
+    def _stall_unasked(self) -> bool:
+        """A sowing stands still on a settled board and has not been asked about yet."""
+        stall = self._stall_since
+        return stall is not None and self._stall_key(stall[0]) not in self._emitted
+
+    def _stalled(self, obs: Observation, sowing: Hyp) -> list[Event]:
+        """A still board has shown the same sowing for ``stall_time``: seeds left in a hand,
+        or (a camera) piles the move has already sown into read a seed short, sure enough
+        that the move is not taken as done (see :meth:`_decide`). Without this the referee
+        waited without a word until the next move, or for ever after the last one
+        (bench/vision.py --games). Ask once to count the pits the rest of the sowing goes
+        into: counts that complete the move name it. The question stands, silently, while
+        the move is still being sown (part of it answered, or a seed more sown)."""
+        key = self._stall_key(sowing)
+        if key in self._emitted:
+            return []
+        self._emitted.add(key)
+        self._phase = "ambiguous"
+        assert sowing.origin is not None
         rules = self.position.ruleset
-        pits = [i for i, (a, b) in enumerate(zip(best.board, second.board, strict=True)) if a != b]
+        out = self.position.outcome(sowing.origin)
+        *_, (_, sown) = sowing_boards(self.position.pits, out.pit, out.sown, out.relay_steps)
+        done = Hyp("sown" if sown != out.position.pits else "complete", sown, origin=out.pit)
+        # A sowing board always differs from the sown one (hypotheses.correct_hypotheses).
+        pits, options, ask, what = _differences(rules, sowing.board, done.board)
+        left = len(out.sown) - sowing.step
+        seeds, them = ("one seed", "it") if left == 1 else (f"{left} seeds", "them")
+        return [
+            self._alert(
+                obs.t,
+                {
+                    "type": "ambiguous",
+                    "key": key,
+                    "pits": pits,
+                    "options": options,
+                    "text": f"move {out.name} has been {seeds} short of done for "
+                    f"{self.stall_time:g} s: sow {them}, or count {ask} ({what})",
+                    "expected": self._describe(done),
+                    "seen": self._describe(sowing),
+                },
+            )
+        ]
+
+    def _ambiguous(self, obs: Observation, best: Hyp, second: Hyp) -> list[Event]:
         key = ("ambiguous", best.board, second.board)
         if key in self._emitted:
             return []
         self._emitted.add(key)
         self._phase = "ambiguous"
-        options = [
-            {
-                "pit": p,
-                "name": rules.pit_name(p),
-                "counts": sorted({best.board[p], second.board[p]}),
-            }
-            for p in pits
-        ]
-        ask = " and ".join(f"pit {rules.pit_name(p)}" for p in pits[:3])
-        what = ", ".join(
-            f"{rules.pit_name(p)}: {best.board[p]} or {second.board[p]}" for p in pits[:3]
-        )
+        pits, options, ask, what = _differences(self.position.ruleset, best.board, second.board)
         return [
             self._alert(
                 obs.t,
@@ -826,7 +880,9 @@ class Referee:
             raise CommandError("confirm needs a pit index (or name) and its count, or a move")
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise CommandError("confirm needs the number of seeds counted in the pit")
-        self._overrides[pit] = count
+        read = None if self._last_obs is None else best_counts(self._last_obs.pits)[pit]
+        self._overrides[pit] = (count, read)
+        self._last_decided = None  # the same reading now means something else
         ev = self._event(
             "confirmed",
             t,
@@ -933,6 +989,35 @@ def _parse_position(position: Any, rules: Any) -> Position:
     except (KeyError, TypeError, ValueError) as exc:
         raise CommandError(f"bad position: {exc}") from None
     raise CommandError("a position is given as its text form or as JSON")
+
+
+def _counts_still_standing(
+    counted: dict[int, tuple[int, int | None]], seen: tuple[int | None, ...]
+) -> dict[int, tuple[int, int | None]]:
+    """The counts a person gave that still describe their piles. A count holds for the pile
+    as it was counted: once a hand is over the pit or its reading changes, seeds may have
+    gone in or out (they answered "one seed short", then sowed it) and the reading speaks
+    for the pit again. A pit counted while a hand hid it is tied to the reading seen next."""
+    kept: dict[int, tuple[int, int | None]] = {}
+    for pit, (count, read) in counted.items():
+        now = seen[pit]
+        if read is None or now == read:
+            kept[pit] = (count, now)
+    return kept
+
+
+def _differences(
+    rules: RuleSet, a: tuple[int, ...], b: tuple[int, ...]
+) -> tuple[list[int], list[dict[str, Any]], str, str]:
+    """Where boards ``a`` and ``b`` differ: the pits; for each, the counts a person's count
+    would choose between (an ``ambiguous`` alert's ``options``); and, in words, the pits to
+    count ("pit D and pit E") and what each would be ("D: 4 or 5, E: 4 or 5"), the first
+    three."""
+    pits = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    options = [{"pit": p, "name": rules.pit_name(p), "counts": sorted({a[p], b[p]})} for p in pits]
+    ask = " and ".join(f"pit {rules.pit_name(p)}" for p in pits[:3])
+    what = ", ".join(f"{rules.pit_name(p)}: {a[p]} or {b[p]}" for p in pits[:3])
+    return pits, options, ask, what
 
 
 def _action(h: Hyp) -> tuple[Any, ...]:

@@ -63,7 +63,7 @@ def referee_from_header(header: Mapping[str, Any]) -> Referee:
     except (KeyError, ValueError) as exc:
         raise SessionError(f"line 1: bad start position: {exc}") from None
     settings = header.get("referee") or {}
-    allowed = {"settle_time", "margin", "min_log_likelihood", "ambiguity_time"}
+    allowed = {"settle_time", "margin", "min_log_likelihood", "ambiguity_time", "stall_time"}
     return Referee(start, **{k: float(v) for k, v in settings.items() if k in allowed})
 
 

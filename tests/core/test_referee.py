@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from core import Observation, Position
 from core.referee import CommandError, Event, Referee
+from core.referee.hypotheses import sowing_boards
 from core.referee.scenarios import (
     EXPECTED_EVENT,
     MISTAKES,
@@ -207,6 +208,101 @@ def test_a_reading_sure_the_last_seed_is_missing_is_not_overruled_by_stillness()
     readings[9] = 4
     assert [e for frame in _still_board(ref, readings, 2.0) for e in frame] == []
     assert ref.position == start and ref.phase == "moving"
+
+
+def _f_one_seed_short(stall_time: float) -> tuple[Position, Referee, list[Any]]:
+    """The start, a referee, and the board of F with its last seed (into d) surely missing."""
+    start = Position.initial()
+    readings: list[Any] = list(start.play(5).pits)
+    readings[9] = 4
+    return start, Referee(start, ambiguity_time=0.6, stall_time=stall_time), readings
+
+
+def test_a_sowing_that_stands_still_is_asked_about_once() -> None:
+    # A seed left in a hand, or (a camera) the last pile read a seed short: after
+    # stall_time of a still board the referee asks to count the pit the seed goes into,
+    # once, instead of waiting without a word (for ever, after a game's last move).
+    start, ref, readings = _f_one_seed_short(stall_time=3.0)
+    per_frame = _still_board(ref, readings, 6.0)
+    moments = [round(k * 0.2, 1) for k, events in enumerate(per_frame) if events]
+    events = [e for frame in per_frame for e in frame]
+    assert [e.type for e in events] == ["ambiguous"] and moments == [3.0]
+    asked = events[0]
+    assert asked["pits"] == [9] and asked["names"] == ["d"]
+    assert asked["options"] == [{"pit": 9, "name": "d", "counts": [4, 5]}]
+    assert asked["text"] == (
+        "move F has been one seed short of done for 3 s: sow it, or count pit d (d: 4 or 5)"
+    )
+    assert ref.phase == "ambiguous" and ref.position == start
+
+
+def test_a_stalled_sowing_counted_done_is_the_move() -> None:
+    start, ref, readings = _f_one_seed_short(stall_time=3.0)
+    _still_board(ref, readings, 3.2)
+    out = ref.command({"command": "confirm", "pit": "d", "count": 5}, t=3.4)
+    assert [e.type for e in out] == ["confirmed", "board_restored", "move"]
+    assert ref.position == start.play(5)
+
+
+def test_a_seed_counted_missing_then_sown_is_the_move() -> None:
+    # The person counts 4 (the seed is in the player's hand), then the player sows it:
+    # the count no longer holds once the reading of d changes, and F is named.
+    start, ref, readings = _f_one_seed_short(stall_time=3.0)
+    _still_board(ref, readings, 3.2)
+    assert [e.type for e in ref.confirm(3.4, pit=9, count=4)] == ["confirmed"]
+    assert ref.observe(Observation(3.6, "test", True, tuple(readings))) == []
+    assert ref.position == start
+    readings[9] = None  # the hand over d
+    assert ref.observe(Observation(4.0, "test", False, tuple(readings))) == []
+    readings[9] = 5
+    events = ref.observe(Observation(4.6, "test", True, tuple(readings)))
+    assert [e.type for e in events] == ["board_restored", "move"]
+    assert ref.position == start.play(5)
+
+
+def test_a_pit_counted_while_a_hand_hides_it_is_tied_to_the_pile_seen_next() -> None:
+    # The person's hand is over d while they count it and answer 5: the reading then shows
+    # the same pile (a camera reading it, wrongly, as 4), and the count decides: F is done.
+    start, ref, readings = _f_one_seed_short(stall_time=3.0)
+    _still_board(ref, readings, 3.2)
+    hidden = [*readings[:9], None, *readings[10:]]
+    assert ref.observe(Observation(3.4, "test", False, tuple(hidden))) == []
+    assert [e.type for e in ref.confirm(3.6, pit=9, count=5)] == ["confirmed"]
+    events = ref.observe(Observation(4.2, "test", True, tuple(readings)))
+    assert [e.type for e in events] == ["board_restored", "move"]
+    assert ref.position == start.play(5)
+
+
+def test_a_sowing_stalled_two_seeds_short_asks_for_both_pits() -> None:
+    start = Position.initial()
+    ref = Referee(start, stall_time=3.0)
+    readings: list[Any] = list(start.play(5).pits)
+    readings[8] = readings[9] = 4  # c and d not sown yet
+    (asked,) = [e for frame in _still_board(ref, readings, 3.2) for e in frame]
+    assert asked["pits"] == [8, 9] and [o["counts"] for o in asked["options"]] == [[4, 5]] * 2
+    assert asked["text"] == (
+        "move F has been 2 seeds short of done for 3 s: sow them, or count pit c and pit d"
+        " (c: 4 or 5, d: 4 or 5)"
+    )
+    assert (asked["expected"], asked["seen"]) == ("move F played", "move F being sown")
+    ref.confirm(3.4, pit=8, count=5)
+    assert ref.position == start  # d still reads 4: the last seed is still to come
+    out = ref.confirm(3.6, pit=9, count=5)
+    assert [e.type for e in out] == ["confirmed", "board_restored", "move"]
+
+
+def test_a_slow_sowing_that_goes_on_is_not_asked_about() -> None:
+    # F sown seed by seed, each board still for 2.4 s (longer than ambiguity_time, shorter
+    # than stall_time): the sowing goes on, nothing to ask, and F is named at the end.
+    start = Position.initial()
+    ref = Referee(start, stall_time=3.0)
+    t, events = 0.0, []
+    boards = [b for _, b in sowing_boards(start.pits, 5, start.outcome(5).sown)]
+    for board in boards + [start.play(5).pits]:
+        for _ in range(13):
+            t += 0.2
+            events += ref.observe(Observation(t, "test", True, tuple(board)))
+    assert [e.type for e in events] == ["move"]
 
 
 def test_a_loose_fit_gives_way_to_unseen_moves_that_fit_far_better() -> None:
