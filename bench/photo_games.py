@@ -20,15 +20,21 @@ that without a recorded game on a real board:
    misread until it is sown from or into. Every settled board stays in view
    for three seconds (:data:`STILL`), as people look at the board between
    moves: long enough for the referee to ask about a doubt that lasts.
+   The game's last board stays for ten seconds (:data:`FINAL_STILL`): the
+   players look at it, and a sowing the referee takes for unfinished has
+   time to be asked about (``Referee.stall_time``).
 3. **The referee** with the camera's settings
-   (:data:`vision.pipeline.CAMERA_REFEREE`) reads the session.
+   (:data:`vision.pipeline.CAMERA_REFEREE`) reads the session. With
+   ``answer=True`` a person at the board answers its questions: when it asks
+   to count pits, the true counts of those pits are confirmed at the next
+   observation (``Referee.confirm``), as the dashboard's buttons do.
 
 It reports how many boards held at least one pit the counter alone read
 wrong (the rules' share of the work), the moves the referee named in order
 (longest common subsequence with the game), the games it followed move for
 move, how the others ended (stuck waiting for a sowing to end; or on a wrong
-board it takes for right, the worst), how often it asked a person to count a
-pit, and its other alerts (in a game played without a mistake, each is a
+board it takes for right, the worst; or asking about it), how often it asked
+a person to count a pit, and its other alerts (in a game played without a mistake, each is a
 false alarm). Deterministic for a given seed.
 """
 
@@ -44,6 +50,7 @@ import numpy.typing as npt
 from core import Position
 from core.observation import PitReading
 from core.referee import Referee
+from core.referee.events import Event
 from core.referee.scenarios import render_game
 from vision.pipeline import CAMERA_REFEREE, belief_to_reading
 
@@ -111,6 +118,9 @@ the referee only judges stable ones, and identical readings change nothing)."""
 STILL = 6
 """Further observations of every settled board (3 s): people look at the board between moves,
 and a doubt that lasts (``Referee.ambiguity_time``) makes the referee ask."""
+FINAL_STILL = 20
+"""Further observations of the game's last board (10 s): it stays on the table, and a sowing
+that stands still for ``Referee.stall_time`` (5 s) is asked about."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +140,8 @@ class GameResult:
     """The referee's board at the end is the game's."""
     phase: str
     """What the referee was doing at the end (:attr:`core.referee.Referee.phase`)."""
+    answers: int = 0
+    """Pits a person counted for the referee (only when asked to answer)."""
 
     @property
     def lost_silently(self) -> bool:
@@ -143,6 +155,7 @@ def play_with_photos(
     by_count: Mapping[int, Sequence[Beliefs]],
     seed: int,
     hands: float = 0.5,
+    answer: bool = False,
 ) -> GameResult:
     """The referee's reading of ``moves`` shown as photographs (see the module docstring)."""
     session = render_game(start, moves, style="settled", hands=hands, seed=seed, source="camera")
@@ -150,10 +163,23 @@ def play_with_photos(
     referee = Referee(start, **CAMERA_REFEREE)
     named: list[int] = []
     alerts: list[str] = []
-    boards = misread = 0
+    boards = misread = answers = 0
     last: tuple[int | None, ...] | None = None
+    asked: list[list[int]] = []
+    """The pits of each question the referee asked, answered at the next observation."""
+
+    def note(events: Sequence[Event]) -> None:
+        for event in events:
+            if event.type == "move":
+                named.append(int(event["pit"]))
+            elif event.is_alert:
+                alerts.append(event.type)
+                if answer and event.type == "ambiguous" and event.get("options"):
+                    asked.append([int(o["pit"]) for o in event["options"]])
+
     t = 0.0
-    for obs in session.observations:
+    observations = session.observations
+    for n, obs in enumerate(observations):
         exact = [p if isinstance(p, int) else None for p in obs.pits]
         pits: tuple[PitReading, ...] = tuple(
             None if c is None else reader.reading(i, c) for i, c in enumerate(exact)
@@ -163,17 +189,25 @@ def play_with_photos(
             boards += 1
             misread += any(c is not None and reader.misread(i, c) for i, c in enumerate(exact))
             last = tuple(exact)
-            repeats += STILL
+            repeats += FINAL_STILL if n == len(observations) - 1 else STILL
         for _ in range(repeats):
             t += STEP
-            for event in referee.observe(replace(obs, t=t, pits=pits)):
-                if event.type == "move":
-                    named.append(int(event["pit"]))
-                elif event.is_alert:
-                    alerts.append(event.type)
+            while asked:  # a person counts the pits asked about, on the board as it is now,
+                for pit in asked.pop(0):  # one by one, until the question is closed
+                    count = exact[pit]
+                    if count is None:
+                        continue
+                    answers += 1
+                    events = referee.confirm(t, pit=pit, count=count)
+                    note(events)
+                    if any(e.type in ("move", "board_restored") for e in events):
+                        break  # the dashboard takes the question away: no more to answer
+            note(referee.observe(replace(obs, t=t, pits=pits)))
     assert session.final is not None
     ended_right = referee.position.pits == session.final.pits
-    return GameResult(list(moves), named, alerts, boards, misread, ended_right, referee.phase)
+    return GameResult(
+        list(moves), named, alerts, boards, misread, ended_right, referee.phase, answers
+    )
 
 
 def photos_by_count(beliefs: Beliefs, truth: npt.NDArray[np.int64]) -> dict[int, list[Beliefs]]:
@@ -196,9 +230,15 @@ def longest_common(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def photo_games(
-    beliefs: Beliefs, truth: npt.NDArray[np.int64], games: int, length: int = 60, seed: int = 0
+    beliefs: Beliefs,
+    truth: npt.NDArray[np.int64],
+    games: int,
+    length: int = 60,
+    seed: int = 0,
+    answer: bool = False,
 ) -> list[GameResult]:
-    """``games`` covered random games, each read by the referee from the photographs' beliefs."""
+    """``games`` covered random games, each read by the referee from the photographs' beliefs
+    (``answer``: with a person counting the pits it asks about)."""
     by_count = photos_by_count(beliefs, truth)
     # Only counts 0 … top with photographs of every count below them can be shown.
     top = -1
@@ -215,7 +255,8 @@ def photo_games(
     for g in range(games):
         rng = random.Random(seed * 100_003 + g)
         moves = covered_game(start, top, length, rng)
-        results.append(play_with_photos(start, moves, by_count, seed=seed * 100_003 + g))
+        game_seed = seed * 100_003 + g
+        results.append(play_with_photos(start, moves, by_count, seed=game_seed, answer=answer))
     return results
 
 
@@ -227,6 +268,7 @@ def report_games(results: Sequence[GameResult]) -> None:
     ended = sum(r.ended_right for r in results)
     lost = sum(r.lost_silently for r in results)
     sowing = sum(not r.ended_right and r.phase == "moving" for r in results)
+    asking = sum(not r.ended_right and r.phase == "ambiguous" for r in results)
     alerts = [a for r in results for a in r.alerts]
     asked = alerts.count("ambiguous")
     false = [a for a in alerts if a != "ambiguous"]
@@ -246,7 +288,10 @@ def report_games(results: Sequence[GameResult]) -> None:
     print(f"games the referee ended on the true board: {ended}/{len(results)}")
     print(f"  stuck, waiting without a word for a sowing to end (a seed reads missing): {sowing}")
     print(f"  on a wrong board it takes for right (lost silently): {lost}")
-    print(f"times it asked a person to look (ambiguous): {asked} in {total} moves")
+    print(f"  asking a person to count a pit: {asking}")
+    answers = sum(r.answers for r in results)
+    answered = f" (a person counted {answers} pits)" if answers else ""
+    print(f"times it asked a person to look (ambiguous): {asked} in {total} moves{answered}")
     kinds = ", ".join(f"{k} {false.count(k)}" for k in sorted(set(false)))
     print(
         f"false alarms (other alerts: the games were played without a mistake): {len(false)}"

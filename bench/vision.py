@@ -25,7 +25,9 @@ count and overall, accuracy within one seed, mean log-likelihood of the true
 count, how often the true count lies in the smallest 95 % set of the belief,
 and images per second (median of runs). ``--games N`` then plays N random
 games whose pits show those photographs and reports how the referee followed
-them: the moves it named, the false alarms (:mod:`bench.photo_games`).
+them: the moves it named, the false alarms (:mod:`bench.photo_games`), once with
+nobody answering its questions and once with a person counting the pits it
+asks about.
 
 Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
 
@@ -135,7 +137,14 @@ def bench_dataset(args: argparse.Namespace) -> int:
     report(beliefs, truth)
     if args.games:
         try:
-            report_games(photo_games(beliefs, truth, args.games, seed=args.seed))
+            for answer in (False, True):
+                print(
+                    "-- a person counts the pits the referee asks about"
+                    if answer
+                    else "-- nobody answers the referee's questions"
+                )
+                games = photo_games(beliefs, truth, args.games, seed=args.seed, answer=answer)
+                report_games(games)
         except ValueError as exc:  # the folder lacks a count a game needs
             print(f"no games played: {exc}")
             return 1

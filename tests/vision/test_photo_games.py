@@ -102,3 +102,21 @@ def test_the_report_gives_the_moves_named_and_the_false_alarms(
     assert "(lost silently): 0" in out
     assert f"asked a person to look (ambiguous): 0 in {total} moves" in out
     assert "false alarms (other alerts: the games were played without a mistake): 0" in out
+
+
+def test_a_person_answering_the_questions_lets_the_referee_follow_more_games(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Every pile of 6 is read, surely, as 5: the referee asks, and alone it loses some of
+    # these games; a person counting the pits it names keeps it on every one.
+    beliefs, truth = sure_beliefs({6: 5})
+    alone = photo_games(beliefs, truth, games=8, seed=0)
+    helped = photo_games(beliefs, truth, games=8, seed=0, answer=True)
+    assert [r.moves for r in alone] == [r.moves for r in helped]  # the same games
+    assert all(r.answers == 0 for r in alone)
+    assert sum(r.answers for r in helped) > 0
+    assert sum(r.named == r.moves for r in alone) < 8
+    assert all(r.named == r.moves and r.ended_right for r in helped)
+    assert set(a for r in helped for a in r.alerts) == {"ambiguous"}
+    report_games(helped)
+    assert f"(a person counted {sum(r.answers for r in helped)} pits)" in capsys.readouterr().out
