@@ -1,14 +1,16 @@
 """Fixtures for the dashboard's browser tests: the real live service and headless Chromium.
 
 The service is started as a subprocess exactly as a user would start it
-(``python -m companion.commands.serve serve --source … --token …``), with five
+(``python -m companion.commands.serve serve --source … --token …``), with six
 boards:
 
 1. ``sim://``: the virtual sensor board (a real firmware-protocol link over a
    pseudo-terminal) playing a game with occasional mistakes;
 2. ``replay://`` a session ending in an ambiguous reading (``sessions.ambiguous_log``);
 3. ``replay://`` a session ending in a wrong sowing (``sessions.wrong_sowing_log``);
-4. and 5. ``replay://`` games of universal mancala for 4 and 3 players.
+4. and 5. ``replay://`` games of universal mancala for 4 and 3 players;
+6. ``replay://`` a camera session ending in a sowing that stands still
+   (``sessions.stalled_log``).
 
 ``fair_play_server`` is a second service, started with ``--fair-play``, on one
 short game that then rests (``sessions.quiet_log``), for the fair-play test.
@@ -32,7 +34,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.dashboard.sessions import ambiguous_log, quiet_log, universal_log, wrong_sowing_log
+from tests.dashboard.sessions import (
+    ambiguous_log,
+    quiet_log,
+    stalled_log,
+    universal_log,
+    wrong_sowing_log,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,9 +65,13 @@ def free_port() -> int:
 class LiveServer:
     """The running service: its URL and small REST helpers."""
 
-    def __init__(self, url: str, ambiguous_pits: list[int]) -> None:
+    def __init__(
+        self, url: str, ambiguous_pits: list[int], stalled: tuple[int, int] = (-1, -1)
+    ) -> None:
         self.url = url
         self.ambiguous_pits = ambiguous_pits
+        self.stalled = stalled
+        """Board 6: the pit the referee will ask about, and its true count."""
 
     def state(self, board: int) -> dict[str, Any]:
         return httpx.get(f"{self.url}/api/board/{board}/state", timeout=5).json()  # type: ignore[no-any-return]
@@ -117,15 +129,17 @@ def run_service(folder: Path, sources: list[str], *extra: str) -> Iterator[str]:
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     folder = tmp_path_factory.mktemp("live")
     ambiguous, pits = ambiguous_log(folder / "ambiguous.jsonl")
+    stalled, stalled_pit, stalled_count = stalled_log(folder / "stalled.jsonl")
     sources = [
         "sim://?seed=11&speed=2.5&mistakes=0.1",
         f"replay://{ambiguous}?speed=4",
         f"replay://{wrong_sowing_log(folder / 'wrong.jsonl')}?speed=4",
         f"replay://{universal_log(folder / 'u4.jsonl', 4)}?speed=4",
         f"replay://{universal_log(folder / 'u3.jsonl', 3)}?speed=4",
+        f"replay://{stalled}?speed=2",
     ]
     with run_service(folder, sources) as url:
-        yield LiveServer(url, pits)
+        yield LiveServer(url, pits, (stalled_pit, stalled_count))
 
 
 @pytest.fixture(scope="session")

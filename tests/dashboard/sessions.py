@@ -9,6 +9,9 @@ situation the page must show and stay on, because the replay ends there:
   referee asks to count pits (answered from the page);
 * :func:`wrong_sowing_log`: a sowing that skipped a pit (an ``illegal_sowing``
   alert that stays on the page);
+* :func:`stalled_log`: a camera's reading of a move whose last pile it reads,
+  surely, a seed short (the referee asks after ``stall_time``; answered from
+  the page);
 * :func:`universal_log`: a 3- or 4-player game of universal mancala;
 * :func:`quiet_log`: a few ordinary moves and then nothing (for fair play).
 """
@@ -23,6 +26,7 @@ from core import Position
 from core.observation import Observation
 from core.referee.scenarios import random_game, render_game
 from core.referee.session import session_header
+from vision.pipeline import CAMERA_REFEREE
 
 
 def _write(path: Path, start: Position, observations: list[dict[str, Any]]) -> Path:
@@ -60,6 +64,26 @@ def ambiguous_log(path: Path) -> tuple[Path, list[int]]:
     _, tail = _frames(t, pits, 25)
     obs = [o.to_json() for o in session.observations] + tail
     return _write(path, start, obs), [i for i in range(12) if a[i] != b[i]]
+
+
+def stalled_log(path: Path) -> tuple[Path, int, int]:
+    """Two moves, then South's D sown with a camera sure its last pile holds a seed less.
+
+    Returns the path, the pit the referee will ask about and its true count."""
+    start = Position.initial()
+    session = render_game(start, [5, 6], style="settled", seed=1, source="camera")
+    assert session.final is not None
+    out = session.final.outcome(3)
+    board: list[Any] = list(out.position.pits)
+    last = out.sown[-1]
+    belief = [0.0] * (board[last] + 2)
+    belief[board[last] - 1], belief[board[last]] = 0.97, 0.03
+    board[last] = belief
+    _, tail = _frames(session.observations[-1].t, board, 100)  # 10 s of a still board
+    header = session_header(start, **CAMERA_REFEREE)
+    lines = [header, *(o.to_json() for o in session.observations), *tail]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path, last, out.position.pits[last]
 
 
 def wrong_sowing_log(path: Path) -> Path:

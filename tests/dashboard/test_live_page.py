@@ -140,6 +140,28 @@ def test_alert_in_words_with_its_pits_coloured(
     assert page_errors == []
 
 
+def test_answer_a_sowing_that_stands_still(
+    live_server: LiveServer, new_page: Any, page_errors: list[str]
+) -> None:
+    # Board 6: a camera sure the last pile of South's D holds a seed less than it does.
+    # After stall_time the referee asks to count that pit; the count names the move, and
+    # the camera's reading of that pile raises no alarm afterwards.
+    pit, count = live_server.stalled
+    page = open_view(new_page(), live_server.url, "referee", board=6, token=TOKEN)
+    card = page.wait_for_selector("article.alert-ambiguous", timeout=60_000)
+    assert card.get_attribute("data-pits") == str(pit)
+    assert "one seed short of done" in card.text_content()
+    screenshot(page, "alert-stalled-sowing")
+    before = len(dom_moves(page))
+    page.locator(f".answer[data-pit='{pit}'][data-count='{count}']").click()
+    wait_moves(page, before + 1, timeout=10_000)
+    assert dom_moves(page)[before] == "D"
+    page.wait_for_selector("article.alert-link", timeout=30_000)  # the recording has ended
+    assert page.locator("article.alert").count() == 1  # that notice only: no alarm
+    assert live_server.state(6)["moves"][-1]["name"] == "D"
+    assert page_errors == []
+
+
 def test_answer_an_ambiguous_reading(live_server: LiveServer, new_page: Any) -> None:
     page = open_view(new_page(), live_server.url, "referee", board=2, token=TOKEN)
     card = page.wait_for_selector("article.alert-ambiguous", timeout=30_000)
