@@ -29,7 +29,7 @@ How it decides (see ``docs/REFEREE.md``):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -672,43 +672,52 @@ class Referee:
         (bench/vision.py --games). Ask once to count the pits the rest of the sowing goes
         into: counts that complete the move name it. The question stands, silently, while
         the move is still being sown (part of it answered, or a seed more sown)."""
-        key = self._stall_key(sowing)
-        if key in self._emitted:
+        if self._stall_key(sowing) in self._emitted:
             return []
-        self._emitted.add(key)
-        self._phase = "ambiguous"
         assert sowing.origin is not None
-        rules = self.position.ruleset
         out = self.position.outcome(sowing.origin)
         *_, (_, sown) = sowing_boards(self.position.pits, out.pit, out.sown, out.relay_steps)
         done = Hyp("sown" if sown != out.position.pits else "complete", sown, origin=out.pit)
         # A sowing board always differs from the sown one (hypotheses.correct_hypotheses).
-        pits, options, ask, what = _differences(rules, sowing.board, done.board)
         left = len(out.sown) - sowing.step
         seeds, them = ("one seed", "it") if left == 1 else (f"{left} seeds", "them")
-        return [
-            self._alert(
-                obs.t,
-                {
-                    "type": "ambiguous",
-                    "key": key,
-                    "pits": pits,
-                    "options": options,
-                    "text": f"move {out.name} has been {seeds} short of done for "
-                    f"{self.stall_time:g} s: sow {them}, or count {ask} ({what})",
-                    "expected": self._describe(done),
-                    "seen": self._describe(sowing),
-                },
-            )
-        ]
+        return self._ask_to_count(
+            obs,
+            self._stall_key(sowing),
+            done,
+            sowing,
+            lambda ask, what: (
+                f"move {out.name} has been {seeds} short of done for "
+                f"{self.stall_time:g} s: sow {them}, or count {ask} ({what})"
+            ),
+        )
 
     def _ambiguous(self, obs: Observation, best: Hyp, second: Hyp) -> list[Event]:
-        key = ("ambiguous", best.board, second.board)
+        return self._ask_to_count(
+            obs,
+            ("ambiguous", best.board, second.board),
+            best,
+            second,
+            lambda ask, what: (
+                f"count {ask}: the reading does not decide between two explanations ({what})"
+            ),
+        )
+
+    def _ask_to_count(
+        self,
+        obs: Observation,
+        key: tuple[Any, ...],
+        expected: Hyp,
+        seen: Hyp,
+        words: Callable[[str, str], str],
+    ) -> list[Event]:
+        """Say ``ambiguous`` once for ``key``: count the pits where the boards of ``expected``
+        and ``seen`` differ (``words(pits to count, what each would be)`` says it)."""
         if key in self._emitted:
             return []
         self._emitted.add(key)
         self._phase = "ambiguous"
-        pits, options, ask, what = _differences(self.position.ruleset, best.board, second.board)
+        pits, options, ask, what = _differences(self.position.ruleset, expected.board, seen.board)
         return [
             self._alert(
                 obs.t,
@@ -717,10 +726,9 @@ class Referee:
                     "key": key,
                     "pits": pits,
                     "options": options,
-                    "text": f"count {ask}: the reading does not decide between two explanations "
-                    f"({what})",
-                    "expected": self._describe(best),
-                    "seen": self._describe(second),
+                    "text": words(ask, what),
+                    "expected": self._describe(expected),
+                    "seen": self._describe(seen),
                 },
             )
         ]
