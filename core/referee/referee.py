@@ -30,6 +30,7 @@ How it decides (see ``docs/REFEREE.md``):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -103,8 +104,12 @@ class Referee:
         self._last_obs: Observation | None = None
         self._new_position()
 
-    def _new_position(self) -> None:
-        """Forget everything about the move in progress (after a move or a correction)."""
+    def _new_position(self, *, after_move: bool = False) -> None:
+        """Forget everything about the move in progress (after a move or a correction).
+
+        A move keeps the pits people counted, for as long as they stand (see
+        :func:`_counts_still_standing`); a correction forgets them."""
+        counted = self._overrides if after_move else {}
         self._hyps: list[Hyp] | None = None
         self._boards: np.ndarray[Any, np.dtype[np.int64]] | None = None
         self._priors: np.ndarray[Any, np.dtype[np.float64]] | None = None
@@ -112,10 +117,8 @@ class Referee:
         self._phase = "waiting"
         self._pending: tuple[MoveOutcome, tuple[int, ...]] | None = None
         self._touched: int | None = None
-        self._overrides: dict[int, tuple[int, int | None]] = {}
-        """Pit → (the count a person gave, the reading's most likely count when they gave it,
-        or first showed after: a hand counting the pit may hide it). Dropped once that
-        reading changes or a hand hides the pit (see :meth:`observe`)."""
+        self._overrides: dict[int, Counted] = counted
+        """The pits a person counted (``confirm``), in place of their readings."""
         self._undecided_since: tuple[Any, float] | None = None
         self._stall_since: tuple[Hyp, float] | None = None
         """The sowing the settled board has shown, and since when (see :meth:`_stalled`)."""
@@ -154,7 +157,9 @@ class Referee:
             self._last_sig = sig
             self._last_change = obs.t
         if self._overrides:
-            self._overrides = _counts_still_standing(self._overrides, sig)
+            self._overrides = _counts_still_standing(
+                self._overrides, sig, self.position.pits, len(self.moves)
+            )
         if obs.lifted is not None and self._touched is None and self.position.ruleset.touch_move:
             self._touched = obs.lifted
         if self.position.is_over:
@@ -284,7 +289,8 @@ class Referee:
         readings: tuple[PitReading, ...] = obs.pits
         if self._overrides:
             readings = tuple(
-                self._overrides[i][0] if i in self._overrides else r for i, r in enumerate(readings)
+                self._overrides[i].count if i in self._overrides else r
+                for i, r in enumerate(readings)
             )
         seen = best_counts(readings)
         extra = self._candidates(seen)
@@ -552,7 +558,7 @@ class Referee:
         self._history.append((self.position, out))
         self.moves.append(out)
         self.position = skipped
-        self._new_position()
+        self._new_position(after_move=True)
         return events + self._decide(obs)
 
     def _confirm_move(self, t: float, origin: int) -> list[Event]:
@@ -560,7 +566,7 @@ class Referee:
         self._history.append((self.position, out))
         self.moves.append(out)
         self.position = out.position
-        self._new_position()
+        self._new_position(after_move=True)
         events = [self._move_event(t, out, out.position)]
         events.extend(self._game_over_events(t))
         return events
@@ -889,7 +895,7 @@ class Referee:
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise CommandError("confirm needs the number of seeds counted in the pit")
         read = None if self._last_obs is None else best_counts(self._last_obs.pits)[pit]
-        self._overrides[pit] = (count, read)
+        self._overrides[pit] = Counted(count, read, len(self.moves))
         self._last_decided = None  # the same reading now means something else
         ev = self._event(
             "confirmed",
@@ -999,18 +1005,37 @@ def _parse_position(position: Any, rules: Any) -> Position:
     raise CommandError("a position is given as its text form or as JSON")
 
 
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A pit a person counted (``Referee.confirm``)."""
+
+    count: int
+    read: int | None
+    """The reading's most likely count then; None: a hand hid the pit (counting it)."""
+    ply: int
+    """Moves confirmed when it was given: it was about the board of the next one."""
+
+
 def _counts_still_standing(
-    counted: dict[int, tuple[int, int | None]], seen: tuple[int | None, ...]
-) -> dict[int, tuple[int, int | None]]:
-    """The counts a person gave that still describe their piles. A count holds for the pile
-    as it was counted: once a hand is over the pit or its reading changes, seeds may have
-    gone in or out (they answered "one seed short", then sowed it) and the reading speaks
-    for the pit again. A pit counted while a hand hid it is tied to the reading seen next."""
-    kept: dict[int, tuple[int, int | None]] = {}
-    for pit, (count, read) in counted.items():
+    counted: dict[int, Counted], seen: tuple[int | None, ...], board: tuple[int, ...], ply: int
+) -> dict[int, Counted]:
+    """The counts a person gave that still describe their piles.
+
+    A count holds for the pile as it was counted. Once a hand is over the pit or its
+    reading changes, seeds may have gone in or out (they answered "one seed short", then
+    sowed it) and the reading speaks for the pit again; a pit counted under a hand is tied
+    to the reading seen next. A count outlives the move it settled (a camera misreading
+    that pile would otherwise mislead the next move), but once a later move is confirmed
+    it must agree with the board: a move that sowed into the pile unseen by the reading
+    (a misread that happens to equal the new count) ends it."""
+    kept: dict[int, Counted] = {}
+    for pit, c in counted.items():
         now = seen[pit]
-        if read is None or now == read:
-            kept[pit] = (count, now)
+        if c.read is not None and now != c.read:
+            continue
+        if c.ply < ply and board[pit] != c.count:
+            continue
+        kept[pit] = Counted(c.count, now, c.ply)
     return kept
 
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from core import Observation, Position
 from core.referee import CommandError, Event, Referee
 from core.referee.hypotheses import sowing_boards
+from core.referee.referee import Counted, _counts_still_standing
 from core.referee.scenarios import (
     EXPECTED_EVENT,
     MISTAKES,
@@ -289,6 +290,41 @@ def test_a_sowing_stalled_two_seeds_short_asks_for_both_pits() -> None:
     assert ref.position == start  # d still reads 4: the last seed is still to come
     out = ref.confirm(3.6, pit=9, count=5)
     assert [e.type for e in out] == ["confirmed", "board_restored", "move"]
+
+
+def test_a_count_outlives_the_move_it_settled() -> None:
+    # The reading of d stays one short after the person's count named F: the count still
+    # stands for that untouched pile, so the next readings raise no alarm.
+    start, ref, readings = _f_one_seed_short(stall_time=3.0)
+    _still_board(ref, readings, 3.2)
+    ref.confirm(3.4, pit=9, count=5)
+    assert ref.position == start.play(5)
+    for k in range(5):
+        assert ref.observe(Observation(4.0 + k, "test", True, tuple(readings))) == []
+    assert ref.phase == "waiting"
+
+
+@pytest.mark.parametrize(
+    ("seen", "board", "ply", "kept"),
+    [
+        (4, 5, 0, True),  # the reading as it was: the count stands
+        (5, 5, 0, False),  # the reading changed: seeds went in or out
+        (None, 5, 0, False),  # a hand over the pit
+        (4, 5, 1, True),  # a later position that agrees with the count
+        (4, 6, 1, False),  # a later move sowed into the pile, the misread unchanged
+        (4, 6, 0, True),  # the move in progress may disagree: that is what was asked
+    ],
+)
+def test_when_a_persons_count_stands(seen: int | None, board: int, ply: int, kept: bool) -> None:
+    counted = {0: Counted(5, 4, 0)}
+    left = _counts_still_standing(counted, (seen,), (board,), ply)
+    assert (0 in left) is kept
+
+
+def test_a_count_given_under_a_hand_is_tied_to_the_next_reading() -> None:
+    counted = {0: Counted(5, None, 0)}
+    assert _counts_still_standing(counted, (None,), (4,), 0) == counted
+    assert _counts_still_standing(counted, (4,), (4,), 0) == {0: Counted(5, 4, 0)}
 
 
 def test_a_slow_sowing_that_goes_on_is_not_asked_about() -> None:
