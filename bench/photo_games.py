@@ -20,7 +20,7 @@ that without a recorded game on a real board:
    misread until it is sown from or into. Every settled board stays in view
    for three seconds (:data:`STILL`), as people look at the board between
    moves: long enough for the referee to ask about a doubt that lasts.
-   The game's last board stays for ten seconds (:data:`FINAL_STILL`): the
+   The game's last board stays ten seconds longer (:data:`FINAL_STILL`): the
    players look at it, and a sowing the referee takes for unfinished has
    time to be asked about (``Referee.stall_time``).
 3. **The referee** with the camera's settings
@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core import Position
-from core.observation import PitReading
+from core.observation import Observation, PitReading
 from core.referee import Referee
 from core.referee.events import Event
 from core.referee.scenarios import render_game
@@ -119,8 +119,8 @@ STILL = 6
 """Further observations of every settled board (3 s): people look at the board between moves,
 and a doubt that lasts (``Referee.ambiguity_time``) makes the referee ask."""
 FINAL_STILL = 20
-"""Further observations of the game's last board (10 s): it stays on the table, and a sowing
-that stands still for ``Referee.stall_time`` (5 s) is asked about."""
+"""Further observations of the game's last board (10 s more): it stays on the table, and a
+sowing that stands still for ``Referee.stall_time`` (5 s) is asked about."""
 
 
 @dataclass(frozen=True)
@@ -178,8 +178,23 @@ def play_with_photos(
                     asked.append([int(o["pit"]) for o in event["options"]])
 
     t = 0.0
-    observations = session.observations
-    for n, obs in enumerate(observations):
+
+    def show(obs: Observation, exact: Sequence[int | None], pits: tuple[PitReading, ...]) -> None:
+        nonlocal t, answers
+        t += STEP
+        while asked:  # a person counts the pits asked about, on the board as it is now,
+            for pit in asked.pop(0):  # one by one, until the question is closed
+                count = exact[pit]
+                if count is None:
+                    continue
+                answers += 1
+                events = referee.confirm(t, pit=pit, count=count)
+                note(events)
+                if any(e.type in ("move", "board_restored") for e in events):
+                    break  # the dashboard takes the question away: no more to answer
+        note(referee.observe(replace(obs, t=t, pits=pits)))
+
+    for obs in session.observations:
         exact = [p if isinstance(p, int) else None for p in obs.pits]
         pits: tuple[PitReading, ...] = tuple(
             None if c is None else reader.reading(i, c) for i, c in enumerate(exact)
@@ -189,20 +204,11 @@ def play_with_photos(
             boards += 1
             misread += any(c is not None and reader.misread(i, c) for i, c in enumerate(exact))
             last = tuple(exact)
-            repeats += FINAL_STILL if n == len(observations) - 1 else STILL
+            repeats += STILL
         for _ in range(repeats):
-            t += STEP
-            while asked:  # a person counts the pits asked about, on the board as it is now,
-                for pit in asked.pop(0):  # one by one, until the question is closed
-                    count = exact[pit]
-                    if count is None:
-                        continue
-                    answers += 1
-                    events = referee.confirm(t, pit=pit, count=count)
-                    note(events)
-                    if any(e.type in ("move", "board_restored") for e in events):
-                        break  # the dashboard takes the question away: no more to answer
-            note(referee.observe(replace(obs, t=t, pits=pits)))
+            show(obs, exact, pits)
+    for _ in range(FINAL_STILL):  # the game's last board stays on the table
+        show(obs, exact, pits)
     assert session.final is not None
     ended_right = referee.position.pits == session.final.pits
     return GameResult(

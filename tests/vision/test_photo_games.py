@@ -12,6 +12,8 @@ from bench.photo_games import (
     covered_game,
     longest_common,
     photo_games,
+    photos_by_count,
+    play_with_photos,
     report_games,
 )
 from core import Position
@@ -120,3 +122,16 @@ def test_a_person_answering_the_questions_lets_the_referee_follow_more_games(
     assert set(a for r in helped for a in r.alerts) == {"ambiguous"}
     report_games(helped)
     assert f"(a person counted {sum(r.answers for r in helped)} pits)" in capsys.readouterr().out
+
+
+def test_the_last_board_stays_long_enough_for_a_stalled_sowing_to_be_asked_about() -> None:
+    # F from the start leaves a, b, c and d with 5 seeds each, all read (surely) as 4: to
+    # the referee, F lifted and not sown. The last board stays in view long enough for
+    # Referee.stall_time: the referee asks, and a person's counts name F.
+    beliefs, truth = sure_beliefs({5: 4})
+    by_count = photos_by_count(beliefs, truth)
+    start = Position.initial("abapa")
+    alone = play_with_photos(start, [5], by_count, seed=0)
+    assert alone.named == [] and alone.alerts == ["ambiguous"] and alone.phase == "ambiguous"
+    helped = play_with_photos(start, [5], by_count, seed=0, answer=True)
+    assert helped.named == [5] and helped.ended_right and helped.answers == 4
