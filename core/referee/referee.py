@@ -385,7 +385,7 @@ class Referee:
             asked = self._stall_key(best) in self._emitted
             if asked or obs.t - since >= self.stall_time:
                 self._undecided_since = None
-                return self._stalled(obs, best)
+                return [] if asked else self._stalled(obs, best)  # an asked question stands
         self._undecided_since = None
         return self._act(obs, best)
 
@@ -678,13 +678,15 @@ class Referee:
         (bench/vision.py --games). Ask once to count the pits the rest of the sowing goes
         into: counts that complete the move name it. The question stands, silently, while
         the move is still being sown (part of it answered, or a seed more sown)."""
-        if self._stall_key(sowing) in self._emitted:
-            return []
+        # The move with every seed sown: "sown" when it captures (listed before "complete"),
+        # which always differs from a sowing board (hypotheses.correct_hypotheses).
+        done = next(
+            h
+            for h in self._hyps or []
+            if h.origin == sowing.origin and h.kind in ("sown", "complete")
+        )
         assert sowing.origin is not None
         out = self.position.outcome(sowing.origin)
-        *_, (_, sown) = sowing_boards(self.position.pits, out.pit, out.sown, out.relay_steps)
-        done = Hyp("sown" if sown != out.position.pits else "complete", sown, origin=out.pit)
-        # A sowing board always differs from the sown one (hypotheses.correct_hypotheses).
         left = len(out.sown) - sowing.step
         seeds, them = ("one seed", "it") if left == 1 else (f"{left} seeds", "them")
         return self._ask_to_count(
@@ -894,7 +896,7 @@ class Referee:
             raise CommandError("confirm needs a pit index (or name) and its count, or a move")
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise CommandError("confirm needs the number of seeds counted in the pit")
-        read = None if self._last_obs is None else best_counts(self._last_obs.pits)[pit]
+        read = None if self._last_sig is None else self._last_sig[pit]
         self._overrides[pit] = Counted(count, read, len(self.moves))
         self._last_decided = None  # the same reading now means something else
         ev = self._event(
