@@ -6,7 +6,7 @@ Counting (a folder laid out as ``<count>/<image>.png``)::
     python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--adapt-counts 0,4] [--split held_out|all]
         [--counter deep|cnn|mlp] [--steps N] [--members K] [--pasted N] [--from-scratch]
-        [--games N [--seed S]]
+        [--games N [--seed S]] [--save-beliefs FILE.npz]
 
 Evaluates on the held-out split of DIR (file-name hash, see
 :mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
@@ -27,7 +27,8 @@ and images per second (median of runs). ``--games N`` then plays N random
 games whose pits show those photographs and reports how the referee followed
 them: the moves it named, the false alarms (:mod:`bench.photo_games`), once with
 nobody answering its questions and once with a person counting the pits it
-asks about.
+asks about. ``--save-beliefs`` keeps every photograph's belief, to compare
+with counts made by eye (``bench/eye_count.py``).
 
 Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
 
@@ -134,6 +135,10 @@ def bench_dataset(args: argparse.Namespace) -> int:
     print(f"evaluated on: {args.dataset} split={args.split}, {len(examples)} images")
     beliefs = counter.beliefs([e.image for e in examples])
     truth = np.array([e.count for e in examples])
+    if args.save_beliefs is not None:
+        # Saved before any figure, so minutes of fine-tuning are kept if a later step fails.
+        save_beliefs(args.save_beliefs, [e.path.name for e in examples], truth, beliefs)
+        print(f"beliefs saved to {args.save_beliefs}")
     report(beliefs, truth)
     if args.games:
         try:
@@ -166,6 +171,12 @@ def bench_dataset(args: argparse.Namespace) -> int:
         f"{len(examples) / statistics.median(times):.0f}"
     )
     return 0
+
+
+def save_beliefs(path: Path, names: list[str], truth: np.ndarray, beliefs: np.ndarray) -> None:
+    """One row per photograph: its file name, its label and the counter's belief."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, names=np.array(names), truth=truth, beliefs=beliefs)
 
 
 def _scratch(chosen: list[Example]) -> Counter:
@@ -317,6 +328,12 @@ def main(argv: list[str] | None = None) -> int:
         " default the counter's own, 0 to measure without them)",
     )
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--save-beliefs",
+        type=Path,
+        metavar="FILE.npz",
+        help="keep each photograph's name, label and belief (for bench/eye_count.py score)",
+    )
     parser.add_argument(
         "--games",
         type=whole_number(0),

@@ -72,17 +72,22 @@ def test_bench_refuses_a_negative_number_of_pasted_piles(
     assert "--pasted: must be at least 0, not -3" in capsys.readouterr().err
 
 
-def test_bench_plays_games_with_the_photographs(
+def test_bench_plays_games_with_the_photographs_and_keeps_the_beliefs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = _rendered_folder(tmp_path, 6)
     bench: Any = _load_bench()
     code = bench.main(
         ["--dataset", str(folder), "--split", "all", "--repeat", "1", "--counter", "mlp"]
-        + ["--games", "3"]
+        + ["--games", "3", "--save-beliefs", str(tmp_path / "kept" / "beliefs.npz")]
     )
     out = capsys.readouterr().out
     assert code == 0
+    with np.load(tmp_path / "kept" / "beliefs.npz") as kept:
+        names = [str(n) for n in kept["names"]]
+        assert sorted(names) == sorted(p.name for p in folder.glob("*/*.png"))
+        assert [int(n[1]) for n in names] == kept["truth"].tolist()
+        assert np.allclose(kept["beliefs"].sum(axis=1), 1.0)
     assert "games played with the photographs: 3" in out
     assert "moves the referee named in order:" in out
     assert "(lost silently):" in out

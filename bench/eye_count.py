@@ -1,0 +1,235 @@
+"""Count labelled pit photographs by eye, blind to their labels, and compare.
+
+    python bench/eye_count.py sheets --dataset DIR [--split held_out|train|all]
+                                     [--counts 0-5] [--out FOLDER] [--seed S]
+    python bench/eye_count.py score --sheets FOLDER [--beliefs FILE.npz]
+
+The question it answers: when a counter reads a photograph as another count
+than its label, is the counter wrong, or does the photograph itself show
+another count (a seed hidden under the others, or a wrong label)? Accuracy
+goals mean little above what a careful person reaches on the same
+photographs.
+
+``sheets`` deals the chosen photographs in a shuffled order onto numbered
+contact sheets (``sheet-00.png``, ..., 4 × 4 tiles, each pit enlarged to
+250 pixels, no label anywhere) and writes ``key.json`` (which number is
+which file, and its label) and ``counts.txt``, one line per number, for the
+person to fill in with what they count. The shuffle keeps counts from
+clustering, so the sheets do not hint at the labels.
+
+``score`` reads the filled-in ``counts.txt`` and prints how often the eye
+agrees with the labels, and every photograph where they differ. With
+``--beliefs`` (the file ``bench/vision.py --save-beliefs`` writes) it also
+prints what the counter read on those photographs and how many of its errors
+are photographs where it agrees with the eye. The eye's agreement is the
+ceiling for any counter of what the photographs show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.dataset import load_folder
+
+TILE = 250
+"""Side of one enlarged pit on a sheet, in pixels."""
+GRID = 4
+"""Tiles per row and per column of a sheet."""
+KEY = "key.json"
+COUNTS = "counts.txt"
+
+
+def count_range(text: str) -> range:
+    """``"0-5"`` → 0 … 5; ``"7"`` → only 7."""
+    low, _, high = text.partition("-")
+    try:
+        first, last = int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a count or range of counts: {text!r}") from None
+    if first < 0 or last < first:
+        raise argparse.ArgumentTypeError(f"not a range of counts: {text!r}")
+    return range(first, last + 1)
+
+
+def write_sheets(dataset: Path, split: str, counts: range, out: Path, seed: int) -> tuple[int, int]:
+    """Numbered, label-free contact sheets of the chosen photographs: (photos, sheets)."""
+    chosen = [e for e in load_folder(dataset, split) if e.count in counts]
+    if not chosen:
+        raise ValueError(f"no photographs of {counts.start}-{counts.stop - 1} seeds in {dataset}")
+    random.Random(seed).shuffle(chosen)
+    out.mkdir(parents=True, exist_ok=True)
+    per_sheet = GRID * GRID
+    sheets = 0
+    for start in range(0, len(chosen), per_sheet):
+        tiles = []
+        for number, example in enumerate(chosen[start : start + per_sheet], start):
+            tile = cv2.resize(example.image, (TILE, TILE), interpolation=cv2.INTER_CUBIC)
+            # White with a dark outline: readable on pale and on dark wood.
+            for colour, width in (((0, 0, 0), 4), ((255, 255, 255), 2)):
+                cv2.putText(
+                    tile, str(number), (6, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.8, colour, width
+                )
+            tiles.append(tile)
+        tiles += [np.zeros_like(tiles[0])] * (per_sheet - len(tiles))
+        rows = [np.hstack(tiles[r * GRID : (r + 1) * GRID]) for r in range(GRID)]
+        cv2.imwrite(str(out / f"sheet-{sheets:02d}.png"), np.vstack(rows))
+        sheets += 1
+    key = [{"number": n, "file": e.path.name, "label": e.count} for n, e in enumerate(chosen)]
+    (out / KEY).write_text(json.dumps(key, indent=1) + "\n", encoding="utf-8")
+    (out / COUNTS).write_text(
+        "# what you count in each numbered pit, after the colon\n"
+        + "".join(f"{n}:\n" for n in range(len(chosen))),
+        encoding="utf-8",
+    )
+    return len(chosen), sheets
+
+
+def read_counts(path: Path, photos: int) -> dict[int, int]:
+    """``number: count`` lines (``#`` comments allowed); every number must be counted."""
+    counted: dict[int, int] = {}
+    for line_no, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        number, sep, count = line.partition(":")
+        if sep and not count.strip():
+            continue  # the template's own line, not filled in yet
+        try:
+            n, c = int(number), int(count)
+        except ValueError:
+            raise ValueError(f"{path}:{line_no}: expected 'number: count', got {raw!r}") from None
+        if not sep or not 0 <= n < photos or c < 0:
+            raise ValueError(f"{path}:{line_no}: no photograph {n} or a negative count")
+        counted[n] = c
+    missing = sorted(set(range(photos)) - set(counted))
+    if missing:
+        shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
+        raise ValueError(f"{path}: {len(missing)} photographs not counted yet: {shown}")
+    return counted
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A photograph where the eye, the label or the counter differ."""
+
+    number: int
+    file: str
+    label: int
+    eye: int
+    counter: int | None
+
+
+@dataclass(frozen=True)
+class EyeScore:
+    photos: int
+    eye_agrees: int
+    counter_right: int | None
+    counter_agrees_with_eye_when_wrong: int | None
+    rows: list[Disagreement]
+
+    def lines(self) -> list[str]:
+        out = [
+            f"the eye agrees with the label on {self.eye_agrees} of {self.photos} photographs"
+            f" ({self.eye_agrees / self.photos:.1%}): a counter of what the photographs"
+            " show scores no higher on them"
+        ]
+        if self.counter_right is not None:
+            wrong = self.photos - self.counter_right
+            seen = self.counter_agrees_with_eye_when_wrong or 0
+            out.append(
+                f"the counter reads {self.counter_right} of {self.photos} as labelled"
+                f" ({self.counter_right / self.photos:.1%}); of its {wrong} errors, {seen}"
+                " read what the eye counts"
+            )
+        with_counter = self.counter_right is not None
+        out.append("number  file  label  eye" + ("  counter" if with_counter else ""))
+        for r in self.rows:
+            shown = "" if r.counter is None else f"  {r.counter}"
+            out.append(f"{r.number}  {r.file}  {r.label}  {r.eye}{shown}")
+        return out
+
+
+def score(
+    key: Sequence[dict[str, object]],
+    counted: dict[int, int],
+    read: dict[str, int] | None = None,
+) -> EyeScore:
+    """Compare the eye's counts (and a counter's readings, by file) with the labels."""
+    rows: list[Disagreement] = []
+    eye_agrees = 0
+    right = 0
+    agrees_when_wrong = 0
+    for entry in key:
+        n, name, label = int(str(entry["number"])), str(entry["file"]), int(str(entry["label"]))
+        eye = counted[n]
+        counter = None
+        if read is not None:
+            if name not in read:
+                raise ValueError(f"the beliefs file has no reading of {name}")
+            counter = read[name]
+            right += counter == label
+            agrees_when_wrong += counter != label and counter == eye
+        eye_agrees += eye == label
+        if eye != label or (counter is not None and counter != label):
+            rows.append(Disagreement(n, name, label, eye, counter))
+    return EyeScore(
+        len(key),
+        eye_agrees,
+        right if read is not None else None,
+        agrees_when_wrong if read is not None else None,
+        rows,
+    )
+
+
+def counter_readings(path: Path) -> dict[str, int]:
+    """File name → most likely count, from a ``bench/vision.py --save-beliefs`` file."""
+    with np.load(path) as saved:
+        names, beliefs = saved["names"], saved["beliefs"]
+    return {str(n): int(b.argmax()) for n, b in zip(names, beliefs, strict=True)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="blind counting by eye (see the docstring)")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    sheets = verbs.add_parser("sheets", help="write numbered, label-free contact sheets")
+    sheets.add_argument("--dataset", type=Path, required=True, help="<count>/<image>.png folder")
+    sheets.add_argument("--split", choices=["held_out", "train", "all"], default="held_out")
+    sheets.add_argument("--counts", type=count_range, default=range(0, 6), help="e.g. 0-5")
+    sheets.add_argument("--out", type=Path, default=Path("eye-count"))
+    sheets.add_argument("--seed", type=int, default=7, help="the shuffle")
+    scored = verbs.add_parser("score", help="compare the filled-in counts with the labels")
+    scored.add_argument("--sheets", type=Path, required=True, help="the folder 'sheets' wrote")
+    scored.add_argument("--beliefs", type=Path, help="a bench/vision.py --save-beliefs file")
+    args = parser.parse_args(argv)
+    try:
+        if args.verb == "sheets":
+            photos, pages = write_sheets(args.dataset, args.split, args.counts, args.out, args.seed)
+            print(
+                f"{photos} photographs on {pages} sheet{'s' * (pages != 1)} in {args.out};"
+                f" write what you count"
+                f" in {args.out / COUNTS}, then run: score --sheets {args.out}"
+            )
+            return 0
+        key = json.loads((args.sheets / KEY).read_text(encoding="utf-8"))
+        counted = read_counts(args.sheets / COUNTS, len(key))
+        read = counter_readings(args.beliefs) if args.beliefs is not None else None
+        print("\n".join(score(key, counted, read).lines()))
+        return 0
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"eye_count: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
