@@ -34,8 +34,9 @@ wrong (the rules' share of the work), the moves the referee named in order
 (longest common subsequence with the game), the games it followed move for
 move, how the others ended (stuck waiting for a sowing to end; or on a wrong
 board it takes for right, the worst; or asking about it), how often it asked
-a person to count a pit, and its other alerts (in a game played without a mistake, each is a
-false alarm). Deterministic for a given seed.
+a person to count a pit, its other alerts (in a game played without a mistake, each is a
+false alarm), and in how many games the camera said its counts are too unsure to follow
+the game (:mod:`vision.count_health`). Deterministic for a given seed.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from core.observation import Observation, PitReading
 from core.referee import Referee
 from core.referee.events import Event
 from core.referee.scenarios import render_game
+from vision.count_health import CountHealth
 from vision.pipeline import CAMERA_REFEREE, belief_to_reading
 
 Beliefs = npt.NDArray[np.float64]
@@ -142,6 +144,9 @@ class GameResult:
     """What the referee was doing at the end (:attr:`core.referee.Referee.phase`)."""
     answers: int = 0
     """Pits a person counted for the referee (only when asked to answer)."""
+    warned_at: int | None = None
+    """The settled board (counting from 1) at which the camera first said its counts are
+    too unsure to follow the game (:mod:`vision.count_health`); None if it never did."""
 
     @property
     def lost_silently(self) -> bool:
@@ -164,6 +169,8 @@ def play_with_photos(
     named: list[int] = []
     alerts: list[str] = []
     boards = misread = answers = 0
+    health = CountHealth()
+    warned_at: int | None = None
     last: tuple[int | None, ...] | None = None
     asked: list[list[int]] = []
     """The pits of each question the referee asked, answered at the next observation."""
@@ -180,7 +187,7 @@ def play_with_photos(
     t = 0.0
 
     def show(obs: Observation, exact: Sequence[int | None], pits: tuple[PitReading, ...]) -> None:
-        nonlocal t, answers
+        nonlocal t, answers, warned_at
         t += STEP
         while asked:  # a person counts the pits asked about, on the board as it is now,
             for pit in asked.pop(0):  # one by one, until the question is closed
@@ -192,7 +199,10 @@ def play_with_photos(
                 note(events)
                 if any(e.type in ("move", "board_restored") for e in events):
                     break  # the dashboard takes the question away: no more to answer
-        note(referee.observe(replace(obs, t=t, pits=pits)))
+        seen = replace(obs, t=t, pits=pits)
+        if health.judge(seen) and warned_at is None:
+            warned_at = boards
+        note(referee.observe(seen))
 
     for obs in session.observations:
         exact = [p if isinstance(p, int) else None for p in obs.pits]
@@ -212,7 +222,7 @@ def play_with_photos(
     assert session.final is not None
     ended_right = referee.position.pits == session.final.pits
     return GameResult(
-        list(moves), named, alerts, boards, misread, ended_right, referee.phase, answers
+        list(moves), named, alerts, boards, misread, ended_right, referee.phase, answers, warned_at
     )
 
 
@@ -303,3 +313,6 @@ def report_games(results: Sequence[GameResult]) -> None:
         f"false alarms (other alerts: the games were played without a mistake): {len(false)}"
         + (f" ({kinds})" if kinds else "")
     )
+    warned = sorted(r.warned_at for r in results if r.warned_at is not None)
+    when = f" (median at settled board {warned[len(warned) // 2]})" if warned else ""
+    print(f"games in which the camera said its counts are too unsure: {len(warned)}{when}")

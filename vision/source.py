@@ -14,8 +14,10 @@ The interface every source of the companion follows:
   iteration end soon;
 * iteration (blocking, in a worker thread) yields
   :class:`core.observation.Observation` objects and status dicts
-  ``{"type": "camera", "state": "connected" | "disconnected" | "reconnecting",
-  "detail": ...}``;
+  ``{"type": "camera", "state": "connected" | "disconnected" | "reconnecting" |
+  "unsure", "detail": ...}``; "unsure" means connected, but counting so unsurely that
+  the referee cannot follow the game (:mod:`vision.count_health`; "connected" again
+  when the counts are sure again);
 * ``health()`` – a JSON-ready dict for the /health endpoint;
 * ``confirm(pits)`` (camera only) – the referee confirmed a position: its pit
   images become labelled examples and the counter learns this board; with a
@@ -48,7 +50,8 @@ import numpy as np
 from core.observation import Observation
 from vision.calibrate import PositionLearner
 from vision.calibration import Calibration, CalibrationError
-from vision.counter import Counter
+from vision.count_health import CountHealth
+from vision.counter import PitCounter
 from vision.locate import find_board
 from vision.pipeline import BoardReader, counter_for
 from vision.pit_album import PitAlbum
@@ -106,7 +109,7 @@ class CameraSource:
         self,
         url: str,
         calibration: Calibration | None = None,
-        counter: Counter | None = None,
+        counter: PitCounter | None = None,
         stale_after: float = 1.0,
         max_retry_delay: float = 5.0,
         repeat_every: float = 1.0,
@@ -139,6 +142,8 @@ class CameraSource:
         self._last_frame_at: float | None = None
         self._detail = ""
         self._reconnects = 0
+        self.count_health = CountHealth()
+        """Whether the counts of the settled boards are sure enough to follow a game."""
 
     # ----------------------------------------------------------------- interface
 
@@ -270,6 +275,8 @@ class CameraSource:
                 "reconnects": self._reconnects,
                 "calibrated": self.calibration is not None,
                 "calibration_method": None if self.calibration is None else self.calibration.method,
+                "counts_unsure": self.count_health.unsure,
+                "median_near_share": self.count_health.last_median,
                 "pit_photos": None
                 if self.album is None
                 else {"folder": str(self.album.folder), "saved": self.album.saved},
@@ -296,6 +303,8 @@ class CameraSource:
                 continue
             delay = 0.25
             yield self._status("connected", str(self.target.target))
+            if self.count_health.unsure:  # still true after a reconnection: say it again
+                yield self._status("unsure", self.count_health.words())
             fps = cap.get(cv2.CAP_PROP_FPS) or 0.0
             frame_no = 0
             last = time.monotonic()
@@ -320,6 +329,10 @@ class CameraSource:
                     obs = self._handle(np.asarray(frame, np.uint8), t, late)
                     if obs is not None:
                         yield obs
+                        turned = self.count_health.judge(obs)
+                        if turned is not None:
+                            state = "unsure" if turned else "connected"
+                            yield self._status(state, self.count_health.words())
             finally:
                 cap.release()
                 with self._lock:

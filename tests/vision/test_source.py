@@ -6,11 +6,16 @@ import threading
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from core.observation import Observation
 from tests.vision.conftest import Board
+from vision.calibrate import locate, teach
+from vision.count_health import BOARDS, NEAR_SHARE
+from vision.deep_counter import DeepCounter
+from vision.ensemble import FEW_COUNTS_TEMPERATURE
 from vision.source import CameraSource, CameraTarget, SourceError, parse_url
 from vision.synth import render_game
 
@@ -137,3 +142,39 @@ def test_corners_placed_by_hand_move_the_reading_at_once(board: Board, tmp_path:
     assert turned_reading != straight
     assert np.corrcoef(turned_reading, shifted)[0, 1] > 0.7
     assert np.corrcoef(turned_reading, straight)[0, 1] < 0
+
+
+@pytest.mark.parametrize("unsure", [False, True], ids=["sure-counter", "unsure-counter"])
+def test_a_camera_counting_too_unsurely_to_follow_the_game_says_so(
+    game_dir: Path, unsure: bool
+) -> None:
+    """The user's calibration step teaches a counter that follows the rendered game; networks
+    that learnt two counts only (their temperature floored, as calibrate's are) spread every
+    pit over a dozen counts, and the camera says it cannot follow the game."""
+    empty = np.asarray(cv2.imread(str(game_dir / "empty.png")), np.uint8)
+    start = np.asarray(cv2.imread(str(game_dir / "start.png")), np.uint8)
+    calibration = teach(locate(empty), [(empty, [0] * 12), (start, [4] * 12)])
+    counter = None
+    if unsure:
+        counter = DeepCounter.builtin()
+        for network in counter.networks:
+            network.temperature = FEW_COUNTS_TEMPERATURE
+    source = CameraSource(
+        f"video://{game_dir / 'game.avi'}?realtime=0", calibration=calibration, counter=counter
+    )
+    source.open()
+    items = list(source)
+    said = [i for i in items if isinstance(i, dict) and i.get("state") == "unsure"]
+    health = source.health()
+    assert health["counts_unsure"] is unsure
+    assert health["median_near_share"] is not None
+    if not unsure:
+        assert not said and health["median_near_share"] >= NEAR_SHARE
+        return
+    assert len(said) == 1 and said[0]["type"] == "camera"
+    assert "cannot count the seeds surely" in said[0]["detail"]
+    assert "train-counter" in said[0]["detail"]
+    # Said after BOARDS settled boards, each a different reading, and not before.
+    before = items[: items.index(said[0])]
+    settled = {o.pits for o in before if isinstance(o, Observation) and o.stable}
+    assert len(settled) >= BOARDS
