@@ -104,6 +104,25 @@ def test_the_report_gives_the_moves_named_and_the_false_alarms(
     assert "(lost silently): 0" in out
     assert f"asked a person to look (ambiguous): 0 in {total} moves" in out
     assert "false alarms (other alerts: the games were played without a mistake): 0" in out
+    assert "games in which the camera said its counts are too unsure: 0" in out
+    assert all(r.warned_at is None for r in results)
+
+
+def test_vague_beliefs_make_the_camera_say_it_cannot_follow(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every photograph read as a belief spread over a dozen counts around its own."""
+    truth = np.repeat(np.arange(10), 3)
+    beliefs = np.full((len(truth), CLASSES), 1e-9)
+    for row, count in enumerate(truth):
+        beliefs[row, max(0, count - 6) : count + 7] = 1.0
+    beliefs /= beliefs.sum(1, keepdims=True)
+    results = photo_games(beliefs, truth, games=3, seed=2)
+    assert [r.warned_at for r in results] == [3, 3, 3]  # the third settled board
+    report_games(results)
+    assert "games in which the camera said its counts are too unsure: 3 (median at settled" in (
+        capsys.readouterr().out
+    )
 
 
 def test_a_person_answering_the_questions_lets_the_referee_follow_more_games(
