@@ -62,7 +62,7 @@ from core.observation import Observation, PitReading
 
 NEAR_SHARE = 0.7
 """A pit is vague when less than this share of its belief lies within one seed of any
-count (between the taught pit-area counter's 0.78 and floored networks' 0.65 on the
+count (between the taught pit-area counter's 0.81 and floored networks' 0.65 on the
 rendered games' boards)."""
 BOARDS = 3
 """Settled boards in a row that must agree before the state changes."""
