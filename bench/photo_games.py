@@ -13,7 +13,8 @@ that without a recorded game on a real board:
    none is left or after ``length`` moves. So the games stay where the
    photographs are and say nothing about piles of ten or more.
 2. **A camera session of it** (:func:`core.referee.scenarios.render_game`, the
-   camera's settled style, with hands passing over the board), in which every
+   camera's settled style, with hands passing over the board: over the pits
+   around a move's origin, and while it sows over every pit it sows into), in which every
    pit reading is the counter's belief about a *real* photograph of that many
    seeds. A pit keeps its photograph while its count does not change, as a
    pile nobody touched keeps its look, so a pile the counter misreads stays
@@ -114,6 +115,18 @@ class PhotoReader:
         return int(np.argmax(self.by_count[count][index])) != count
 
 
+def under_sowing_hand(
+    board: Sequence[int | None], settled: Sequence[int | None]
+) -> list[int | None]:
+    """``board`` while a move is made, with the pits it has changed since the last ``settled``
+    board hidden: the sowing hand has passed over each of them.
+
+    >>> under_sowing_hand([0, 5, 5, None, 4], [4, 4, 4, 4, 4])
+    [None, None, None, None, 4]
+    """
+    return [None if c != was else c for c, was in zip(board, settled, strict=True)]
+
+
 STEP = 0.5
 """Seconds between two observations of the session (a camera reports far more often, but
 the referee only judges stable ones, and identical readings change nothing)."""
@@ -209,6 +222,12 @@ def play_with_photos(
         pits: tuple[PitReading, ...] = tuple(
             None if c is None else reader.reading(i, c) for i, c in enumerate(exact)
         )
+        if not obs.stable and last is not None:
+            # A sowing hand passes over every pit it sows into (the session's hands cover
+            # only the pits around the origin): the pits the move has changed are hidden.
+            # (Read first all the same, so each pile keeps the photograph it would have.)
+            exact = under_sowing_hand(exact, last)
+            pits = tuple(None if c is None else p for c, p in zip(exact, pits, strict=True))
         repeats = 1
         if obs.stable and tuple(exact) != last:
             boards += 1

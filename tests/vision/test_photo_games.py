@@ -15,8 +15,10 @@ from bench.photo_games import (
     photos_by_count,
     play_with_photos,
     report_games,
+    under_sowing_hand,
 )
 from core import Position
+from core.referee.scenarios import render_game
 
 CLASSES = 49
 
@@ -154,3 +156,17 @@ def test_the_last_board_stays_long_enough_for_a_stalled_sowing_to_be_asked_about
     assert alone.named == [] and alone.alerts == ["ambiguous"] and alone.phase == "ambiguous"
     helped = play_with_photos(start, [5], by_count, seed=0, answer=True)
     assert helped.named == [5] and helped.ended_right and helped.answers == 4
+
+
+def test_a_sowing_hand_hides_every_pit_it_sows_into() -> None:
+    """The rendered sessions' hands cover the origin and its neighbours; a real hand passes
+    over every pit it sows into, which the photo games hide as well."""
+    start = Position.initial("abapa")
+    session = render_game(start, [2], style="settled", hands=1.0, seed=0, source="camera")
+    settled = [list(o.pits) for o in session.observations if o.stable]
+    assert settled[0] == [4] * 12
+    hand = next(o for o in session.observations if not o.stable and None in o.pits)
+    assert {i for i, p in enumerate(hand.pits) if p is None} == {1, 2, 3}  # around C only
+    hidden = under_sowing_hand(list(hand.pits), settled[0])
+    assert [i for i, p in enumerate(hidden) if p is None] == [1, 2, 3, 4, 5, 6]  # C, D … a
+    assert hidden[7:] == [4] * 5 and hidden[0] == 4
