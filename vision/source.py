@@ -373,6 +373,12 @@ class CameraSource:
                 self.calibration = find_board(frame)
                 if self.calibration is None:
                     return None  # keep looking in the next frames
+            if self._counter is None and self.calibration.counter is None:
+                log.warning(
+                    "camera %s: the calibration holds no counter taught on this board; the"
+                    " built-in one misreads unseen boards often (run 'oware-companion calibrate')",
+                    self.url,
+                )
             counter = self._counter or counter_for(self.calibration)
             self._reader = BoardReader(self.calibration, counter)
             self._learner = PositionLearner(counter)

@@ -186,6 +186,15 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
 
 
+UNTAUGHT_WARNING = (
+    "no counter was taught (--no-teach, and no earlier calibration held one): the camera will"
+    " count with the built-in counter, which has never seen this board and misreads it often"
+    " enough to lose moves without a word; calibrate again without --no-teach (the empty"
+    " board, then the start position)"
+)
+"""Measured on four rendered games (``vision.synth_game``, seeds 0-3): the built-in counter
+on corners alone lost moves in every game; the counter taught on the two views followed
+every move."""
 TWO_VIEWS_WARNING = (
     "networks fine-tuned on the empty board and the start position alone learn only 0 and 4 "
     "seeds (on real photographs they count 24 % of pits right, and are so unsure of the rest "
@@ -465,6 +474,8 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         if no_teach and previous is not None:
             calibration = calibration.with_counter(previous)
             print(f"kept the {previous.get('kind', 'adapted')} counter already in {out}")
+        elif no_teach:
+            print(f"warning: {UNTAUGHT_WARNING}", file=sys.stderr)
         save_keeping_previous(calibration, out)
     except (CalibrationError, SourceError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -275,6 +275,19 @@ def test_calibrating_again_keeps_the_trained_counter(
     assert Calibration.load(backup).counter == trained.counter
 
 
+def test_locating_without_teaching_and_no_counter_to_keep_warns(
+    files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--no-teach on a first calibration leaves the built-in counter: say what that costs."""
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in board.calibration.corners)
+    grab = f"video://{files['photo']}"
+    assert not files["cal"].exists()
+    assert cmd.calibrate_camera(_calibrate(files, no_teach=True, corners=corners, source=grab)) == 0
+    err = capsys.readouterr().err
+    assert "warning: no counter was taught" in err and "without --no-teach" in err
+    assert Calibration.load(files["cal"]).counter is None
+
+
 def test_train_counter_learns_from_the_photos_kept_of_your_games(
     tmp_path: Path, files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -30,7 +30,9 @@ def test_urls() -> None:
             parse_url(bad)
 
 
-def test_video_file_end_to_end(tmp_path: Path, board: Board) -> None:
+def test_video_file_end_to_end(
+    tmp_path: Path, board: Board, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "m.avi"
     positions = [[4] * 12, [4, 4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4]]
     render_game(positions, [2], path, style=board.style, seed=1, still_frames=8, markers=True)
@@ -43,6 +45,8 @@ def test_video_file_end_to_end(tmp_path: Path, board: Board) -> None:
     assert observations, "the board (ArUco markers) should have been found"
     assert any(o.stable for o in observations)
     assert any(any(r is None for r in o.pits) for o in observations)  # the sowing hand
+    # Found by its markers, with no calibration: the counter never saw this board.
+    assert "holds no counter taught on this board" in caplog.text
     health = source.health()
     assert health["frames"] >= len(observations) and health["calibration_method"] == "aruco"
     # Observation times follow the video's clock (frame number / fps), so replays agree.
