@@ -22,7 +22,8 @@ agrees with the labels, and every photograph where they differ. With
 ``--beliefs`` (the file ``bench/vision.py --save-beliefs`` writes) it also
 prints what the counter read on those photographs and how many of its errors
 are photographs where it agrees with the eye. The eye's agreement is the
-ceiling for any counter of what the photographs show.
+ceiling for a counter of the seeds one can see (one that infers a hidden seed
+from how the others sit could do better).
 """
 
 from __future__ import annotations
@@ -141,8 +142,8 @@ class EyeScore:
     def lines(self) -> list[str]:
         out = [
             f"the eye agrees with the label on {self.eye_agrees} of {self.photos} photographs"
-            f" ({self.eye_agrees / self.photos:.1%}): a counter of what the photographs"
-            " show scores no higher on them"
+            f" ({self.eye_agrees / self.photos:.1%}): a counter of the seeds one can see"
+            " scores no higher on them"
         ]
         if self.counter_right is not None:
             wrong = self.photos - self.counter_right
