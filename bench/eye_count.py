@@ -133,11 +133,28 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class EyeScore:
+    """The photographs compared; every count is derived from the ones that disagree."""
+
     photos: int
-    eye_agrees: int
-    counter_right: int | None
-    counter_agrees_with_eye_when_wrong: int | None
     rows: list[Disagreement]
+    """Photographs where the eye or the counter differs from the label."""
+    with_counter: bool
+
+    @property
+    def eye_agrees(self) -> int:
+        return self.photos - sum(r.eye != r.label for r in self.rows)
+
+    @property
+    def counter_right(self) -> int | None:
+        if not self.with_counter:
+            return None
+        return self.photos - sum(r.counter != r.label for r in self.rows)
+
+    @property
+    def counter_agrees_with_eye_when_wrong(self) -> int | None:
+        if not self.with_counter:
+            return None
+        return sum(r.counter != r.label and r.counter == r.eye for r in self.rows)
 
     def lines(self) -> list[str]:
         out = [
@@ -145,16 +162,14 @@ class EyeScore:
             f" ({self.eye_agrees / self.photos:.1%}): a counter of the seeds one can see"
             " scores no higher on them"
         ]
-        if self.counter_right is not None:
-            wrong = self.photos - self.counter_right
-            seen = self.counter_agrees_with_eye_when_wrong or 0
+        right = self.counter_right
+        if right is not None:
             out.append(
-                f"the counter reads {self.counter_right} of {self.photos} as labelled"
-                f" ({self.counter_right / self.photos:.1%}); of its {wrong} errors, {seen}"
-                " read what the eye counts"
+                f"the counter reads {right} of {self.photos} as labelled"
+                f" ({right / self.photos:.1%}); of its {self.photos - right} errors,"
+                f" {self.counter_agrees_with_eye_when_wrong} read what the eye counts"
             )
-        with_counter = self.counter_right is not None
-        out.append("number  file  label  eye" + ("  counter" if with_counter else ""))
+        out.append("number  file  label  eye" + ("  counter" if self.with_counter else ""))
         for r in self.rows:
             shown = "" if r.counter is None else f"  {r.counter}"
             out.append(f"{r.number}  {r.file}  {r.label}  {r.eye}{shown}")
@@ -168,9 +183,6 @@ def score(
 ) -> EyeScore:
     """Compare the eye's counts (and a counter's readings, by file) with the labels."""
     rows: list[Disagreement] = []
-    eye_agrees = 0
-    right = 0
-    agrees_when_wrong = 0
     for entry in key:
         n, name, label = int(str(entry["number"])), str(entry["file"]), int(str(entry["label"]))
         eye = counted[n]
@@ -179,18 +191,9 @@ def score(
             if name not in read:
                 raise ValueError(f"the beliefs file has no reading of {name}")
             counter = read[name]
-            right += counter == label
-            agrees_when_wrong += counter != label and counter == eye
-        eye_agrees += eye == label
         if eye != label or (counter is not None and counter != label):
             rows.append(Disagreement(n, name, label, eye, counter))
-    return EyeScore(
-        len(key),
-        eye_agrees,
-        right if read is not None else None,
-        agrees_when_wrong if read is not None else None,
-        rows,
-    )
+    return EyeScore(len(key), rows, read is not None)
 
 
 def counter_readings(path: Path) -> dict[str, int]:
