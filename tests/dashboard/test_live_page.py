@@ -248,6 +248,36 @@ def test_correct_a_position_with_the_token(live_server: LiveServer, new_page: An
     screenshot(page, "referee-after-correction")
 
 
+def test_history_list_follows_the_live_game(
+    live_server: LiveServer, new_page: Any, page_errors: list[str]
+) -> None:
+    """The virtual board's game grows in the Past games list with no click on Refresh."""
+    page = open_view(new_page(), live_server.url, "referee", token=TOKEN)
+    page.wait_for_selector("#game-list .game[data-board='1']")
+    newest = "Math.max(...[...document.querySelectorAll(\"#game-list .game[data-board='1']\")]"
+    first = page.evaluate(f"{newest}.map(b => Number(b.dataset.id)))")
+    moves = page.evaluate(
+        f"document.querySelector('#game-list .game[data-id=\"{first}\"]').dataset.moves"
+    )
+    # A later game of board 1, or more moves in this one, shows up by itself.
+    page.wait_for_function(
+        f"{newest}.map(b => Number(b.dataset.id))) > {first}"
+        f" || Number(document.querySelector('#game-list .game[data-id=\"{first}\"]')"
+        f".dataset.moves) > {moves}",
+        timeout=60_000,
+    )
+    listed = {
+        g["id"]: g["moves"]
+        for g in httpx.get(f"{live_server.url}/api/games?limit=50", timeout=5).json()
+    }
+    shown = page.eval_on_selector_all(
+        "#game-list .game", "els => els.map(b => [Number(b.dataset.id), Number(b.dataset.moves)])"
+    )
+    # What the list shows is what the service held at most a moment ago.
+    assert all(listed.get(i, m) >= m for i, m in shown)
+    assert page_errors == []
+
+
 def test_history_replay_and_downloads(live_server: LiveServer, new_page: Any) -> None:
     page = open_view(new_page(), live_server.url, "spectator", board=4)
     page.click("#history-refresh")

@@ -119,6 +119,7 @@ function onMessage(msg) {
     if (latencies.length > 1000) latencies.shift();
   }
   for (const item of effect.announce) announce(announcementText(item));
+  gamesChanged(msg.type);
 }
 
 function setLinkStatus(state) {
@@ -335,6 +336,8 @@ function setupTeaching() {
 // -- history -------------------------------------------------------------
 async function loadGames() {
   const list = $("game-list");
+  // The list is rebuilt: a keyboard user focused on a game keeps the focus.
+  const focused = document.activeElement?.closest?.("#game-list .game")?.dataset.id;
   try {
     const r = await fetch("/api/games?limit=50");
     const games = r.ok ? await r.json() : [];
@@ -350,14 +353,29 @@ async function loadGames() {
       b.type = "button";
       b.className = "game";
       b.dataset.id = String(g.id);
+      b.dataset.board = String(g.board);
+      b.dataset.moves = String(g.moves ?? 0);
       b.textContent = t("hist.game", { id: g.id, result: g.result ?? "*", moves: g.moves ?? 0, rules: g.rules ?? "" });
       b.addEventListener("click", () => openGame(g.id));
       li.append(b);
       list.append(li);
     }
+    if (focused !== undefined) list.querySelector(`.game[data-id="${focused}"]`)?.focus();
   } catch {
     list.replaceChildren();
   }
+}
+
+// The list follows the games being played: a move, a new game, a correction or a
+// game's end reloads it, at most once a second (a fast replay sends many moves).
+const GAMES_CHANGED = new Set(["move", "new_game", "corrected", "game_over"]);
+let gamesReload = null;
+function gamesChanged(type) {
+  if ($("history").hidden || !GAMES_CHANGED.has(type) || gamesReload !== null) return;
+  gamesReload = setTimeout(() => {
+    gamesReload = null;
+    loadGames();
+  }, 1000);
 }
 
 async function openGame(id) {
