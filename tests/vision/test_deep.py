@@ -183,13 +183,17 @@ def test_training_threads_are_limited_inside_and_restored_after() -> None:
 
     from vision.ensemble import training_threads
 
+    before = torch.get_num_threads()
     torch.set_num_threads(2)
-    with training_threads(1):
-        assert torch.get_num_threads() == 1
-    assert torch.get_num_threads() == 2
-    with pytest.raises(RuntimeError), training_threads(1):
-        raise RuntimeError("a failed refit")
-    assert torch.get_num_threads() == 2
+    try:
+        with training_threads(1):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError), training_threads(1):
+            raise RuntimeError("a failed refit")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)  # the tests after this one train with the usual threads
 
 
 def test_extra_pools_fill_their_share_of_every_batch(monkeypatch: pytest.MonkeyPatch) -> None:
