@@ -254,6 +254,8 @@ def test_history_list_follows_the_live_game(
     """The virtual board's game grows in the Past games list with no click on Refresh."""
     page = open_view(new_page(), live_server.url, "referee", token=TOKEN)
     page.wait_for_selector("#game-list .game[data-board='1']")
+    # Several boards' games share the list: each says which board it was played on.
+    assert ", board 1:" in (page.text_content("#game-list .game[data-board='1']") or "")
     newest = "Math.max(...[...document.querySelectorAll(\"#game-list .game[data-board='1']\")]"
     first = page.evaluate(f"{newest}.map(b => Number(b.dataset.id)))")
     moves = page.evaluate(
@@ -295,6 +297,11 @@ def test_history_replay_and_downloads(live_server: LiveServer, new_page: Any) ->
     page.wait_for_selector("body[data-replay=true]", state="attached")
     # The record starts where the game started (or where a referee last corrected it).
     assert dom_pits(page) == record["start"]["pits"]
+    # A two-player game replayed on a four-player board's page is drawn for two players.
+    assert len(live_server.state(4)["position"]["stores"]) == 4
+    assert page.locator("#players .player-card").count() == len(record["start"]["stores"]) == 2
+    assert "undefined" not in (page.text_content("#players") or "")
+    assert page.locator("#board .store").count() == 2
     page.click("#replay-next")
     first = record["moves"][0]["pit"]
     assert dom_pits(page)[first] == 0

@@ -95,8 +95,8 @@ SAID = [
     (
         "en",
         "hist.game",
-        {"id": 3, "result": "1-0", "moves": 1, "rules": "abapa"},
-        "Game 3: 1-0, 1 move (abapa)",
+        {"id": 3, "board": 2, "result": "1-0", "moves": 1, "rules": "abapa"},
+        "Game 3, board 2: 1-0, 1 move (abapa)",
     ),
     ("pl", "ui.pit", {"name": "b", "count": 1}, "Dołek b: 1 ziarno"),
     ("pl", "ui.pit", {"name": "b", "count": 3}, "Dołek b: 3 ziarna"),
@@ -107,8 +107,8 @@ SAID = [
     (
         "pl",
         "hist.game",
-        {"id": 1, "result": "*", "moves": 24, "rules": "abapa"},
-        "Partia 1: *, 24 ruchy (abapa)",
+        {"id": 1, "board": 1, "result": "*", "moves": 24, "rules": "abapa"},
+        "Partia 1, plansza 1: *, 24 ruchy (abapa)",
     ),
     ("cs", "ui.pit", {"name": "C", "count": 1}, "Jamka C: 1 semínko"),
     ("cs", "ui.pit", {"name": "C", "count": 4}, "Jamka C: 4 semínka"),
@@ -116,14 +116,14 @@ SAID = [
     (
         "cs",
         "hist.game",
-        {"id": 2, "result": "*", "moves": 5, "rules": "abapa"},
-        "Partie 2: *, 5 tahů (abapa)",
+        {"id": 2, "board": 3, "result": "*", "moves": 5, "rules": "abapa"},
+        "Partie 2, deska 3: *, 5 tahů (abapa)",
     ),
     (
         "de",
         "hist.game",
-        {"id": 2, "result": "*", "moves": 1, "rules": "abapa"},
-        "Partie 2: *, 1 Zug (abapa)",
+        {"id": 2, "board": 1, "result": "*", "moves": 1, "rules": "abapa"},
+        "Partie 2, Brett 1: *, 1 Zug (abapa)",
     ),
     (
         "de",

@@ -355,7 +355,9 @@ async function loadGames() {
       b.dataset.id = String(g.id);
       b.dataset.board = String(g.board);
       b.dataset.moves = String(g.moves ?? 0);
-      b.textContent = t("hist.game", { id: g.id, result: g.result ?? "*", moves: g.moves ?? 0, rules: g.rules ?? "" });
+      b.textContent = t("hist.game", {
+        id: g.id, board: g.board ?? "?", result: g.result ?? "*", moves: g.moves ?? 0, rules: g.rules ?? "",
+      });
       b.addEventListener("click", () => openGame(g.id));
       li.append(b);
       list.append(li);
@@ -390,14 +392,15 @@ async function openGame(id) {
   $("download-json").href = `/api/games/${id}/export?format=json`;
   if (!record) {
     $("replay-title").textContent = t("hist.game", {
-      id, result: body.result ?? "*", moves: body.moves ?? 0, rules: body.rules ?? "",
+      id, board: body.board ?? "?", result: body.result ?? "*", moves: body.moves ?? 0, rules: body.rules ?? "",
     });
     $("replay-ply").textContent = t("hist.no_record");
     return;
   }
   const positions = replayPositions(record);
   $("replay-title").textContent = t("hist.game", {
-    id, result: record.result ?? "*", moves: record.moves.length, rules: record.start.rules,
+    id, board: body.board ?? "?", result: record.result ?? "*", moves: record.moves.length,
+    rules: record.start.rules,
   });
   if (!positions) {
     $("replay-ply").textContent = t("hist.no_positions");

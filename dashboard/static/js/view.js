@@ -35,9 +35,10 @@ export function visibleSuggestion(model, ctx) {
 
 export function renderBoardArea(model, ctx) {
   const container = document.getElementById("board");
-  const players = model.players;
   const shown = ctx.replay ? ctx.replay.positions[ctx.replay.ply] : model.position;
   if (!shown) return;
+  // A replayed game may have another number of players than the live one on this board.
+  const players = shown.pits.length / 6;
   const marks = {};
   const storeMarks = {};
   let sownOrder = null;
@@ -107,7 +108,8 @@ export function renderPlayers(model, ctx) {
   if (!shown) return;
   box.replaceChildren();
   const scores = model.gameOver && !ctx.replay ? model.gameOver.scores : shown.stores;
-  for (let p = 0; p < model.players; p++) {
+  const players = shown.pits.length / 6; // the replayed game's, when one is replayed
+  for (let p = 0; p < players; p++) {
     const card = document.createElement("div");
     card.className = `player-card player-${p}`;
     const toMove = shown.to_move === p && !(model.gameOver && !ctx.replay);
@@ -115,7 +117,7 @@ export function renderPlayers(model, ctx) {
     card.dataset.player = String(p);
     const name = document.createElement("span");
     name.className = "player-name";
-    name.textContent = playerName(p, model.players);
+    name.textContent = playerName(p, players);
     const score = document.createElement("span");
     score.className = "player-score";
     score.textContent = String(scores[p]);
@@ -124,7 +126,7 @@ export function renderPlayers(model, ctx) {
     if (toMove) {
       const turn = document.createElement("span");
       turn.className = "turn-flag";
-      turn.textContent = t("ui.to_move", { player: playerName(p, model.players) });
+      turn.textContent = t("ui.to_move", { player: playerName(p, players) });
       card.append(turn);
     }
     box.append(card);
