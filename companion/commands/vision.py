@@ -218,6 +218,9 @@ def count_command(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration, CalibrationError, default_path
     from vision.pipeline import counter_for
 
+    if not Path(args.image).is_file():  # say so plainly, before OpenCV warns in its own words
+        print(f"error: no image file at {args.image}", file=sys.stderr)
+        return 1
     frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if frame is None:
         print(f"error: cannot read image {args.image}", file=sys.stderr)
@@ -416,6 +419,8 @@ def _grab(url: str, frames: int = 5, timeout: float = 10.0) -> Image:
 def _read(path: Path) -> Image:
     import cv2
 
+    if not Path(path).is_file():
+        raise OSError(f"no image file at {path}")
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise OSError(f"cannot read image {path}")

@@ -81,9 +81,16 @@ def test_manual_corners(files: dict[str, Path], board: Board) -> None:
     assert Calibration.load(files["cal"]).method == "manual"
 
 
-def test_errors_give_exit_codes(files: dict[str, Path], tmp_path: Path) -> None:
+def test_errors_give_exit_codes(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = _parser().parse_args(["count", str(tmp_path / "nope.png"), "--calibration", "x"])
     assert missing.func(missing) == 1
+    assert "no image file at" in capsys.readouterr().err
+    (tmp_path / "text.png").write_text("not a picture")
+    unreadable = _parser().parse_args(["count", str(tmp_path / "text.png")])
+    assert unreadable.func(unreadable) == 1
+    assert "cannot read image" in capsys.readouterr().err
     (tmp_path / "bad.json").write_text("{}")
     bad = _parser().parse_args(
         ["count", str(files["photo"]), "--calibration", str(tmp_path / "bad.json")]
