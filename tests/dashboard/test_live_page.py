@@ -310,6 +310,15 @@ def test_history_replay_and_downloads(live_server: LiveServer, new_page: Any) ->
     ogn = page.get_attribute("#download-ogn", "href")
     text = httpx.get(live_server.url + ogn, timeout=5).text
     assert '[Variant "abapa"]' in text
+    # Another language writes the list and the open game's title again, in its words.
+    page.select_option("#lang-select", "de")
+    page.wait_for_function(
+        "document.querySelector('#game-list .game')?.textContent.startsWith('Partie ')"
+    )
+    assert page.text_content("#replay-title") == (
+        f"Partie {oware['id']}, Brett {oware['board']}: {record['result']},"
+        f" {len(record['moves'])} {'Zug' if len(record['moves']) == 1 else 'Züge'} (abapa)"
+    )
     page.click("#replay-close")
     page.wait_for_selector("body:not([data-replay])", state="attached")
 

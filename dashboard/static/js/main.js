@@ -380,6 +380,15 @@ function gamesChanged(type) {
   }, 1000);
 }
 
+// The open game's title, and why it cannot be replayed if it cannot: kept to be written
+// again in another language.
+let replayTitle = null;
+function showReplayTitle() {
+  if (!replayTitle) return;
+  $("replay-title").textContent = t("hist.game", replayTitle.params);
+  if (replayTitle.note) $("replay-ply").textContent = t(replayTitle.note);
+}
+
 async function openGame(id) {
   const r = await fetch(`/api/games/${id}`);
   if (!r.ok) return;
@@ -390,20 +399,16 @@ async function openGame(id) {
   $("replay").hidden = false;
   $("download-ogn").href = `/api/games/${id}/export?format=ogn`;
   $("download-json").href = `/api/games/${id}/export?format=json`;
-  if (!record) {
-    $("replay-title").textContent = t("hist.game", {
-      id, board: body.board ?? "?", result: body.result ?? "*", moves: body.moves ?? 0, rules: body.rules ?? "",
-    });
-    $("replay-ply").textContent = t("hist.no_record");
-    return;
-  }
-  const positions = replayPositions(record);
-  $("replay-title").textContent = t("hist.game", {
-    id, board: body.board ?? "?", result: record.result ?? "*", moves: record.moves.length,
-    rules: record.start.rules,
-  });
+  const positions = record ? replayPositions(record) : null;
+  const params = { id, board: body.board ?? "?", result: body.result ?? "*", moves: body.moves ?? 0, rules: body.rules ?? "" };
+  if (record) Object.assign(params, { result: record.result ?? "*", moves: record.moves.length, rules: record.start.rules });
+  replayTitle = { params, note: !record ? "hist.no_record" : !positions ? "hist.no_positions" : null };
+  showReplayTitle();
   if (!positions) {
-    $("replay-ply").textContent = t("hist.no_positions");
+    // Nothing to step through: the live game (not a game opened before) stays on the board.
+    ctx.replay = null;
+    delete document.body.dataset.replay;
+    render();
     return;
   }
   const moves = record.moves.map((m) => ({
@@ -430,6 +435,7 @@ function setupHistory() {
   $("replay-last").addEventListener("click", () => stepReplay(Infinity));
   $("replay-close").addEventListener("click", () => {
     ctx.replay = null;
+    replayTitle = null;
     $("replay").hidden = true;
     delete document.body.dataset.replay;
     render();
@@ -449,6 +455,10 @@ function setupSettings() {
     refillVoices();
     $("board-label").textContent = t("ui.board_label", { board });
     setLinkStatus($("link-status").dataset.state);
+    if (!$("history").hidden) {
+      loadGames();
+      showReplayTitle();
+    }
     render();
   });
   const speak = $("speech-on");
