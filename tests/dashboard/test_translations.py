@@ -13,6 +13,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,47 @@ def test_the_page_writes_counts_with_the_right_plural(browser: Any, static_site:
     assert said[: len(SAID)] == [text for *_, text in SAID]
     # a forced win or loss is said in the page's language, not "win seeds"
     assert said[len(SAID) :] == ["wygrana", "przegrana", "+1.3"]
+
+
+class _Texts(HTMLParser):
+    """The page's texts: each element's own words, its attributes, and the keys it names."""
+
+    VOID = frozenset({"meta", "link", "input", "br", "img"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, dict[str, str | None]]] = []
+        self.untranslated: list[tuple[str, str]] = []
+        self.keys: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        for attr in ("data-i18n", "data-i18n-aria"):
+            if named.get(attr):
+                self.keys.add(str(named[attr]))
+        if tag not in self.VOID:
+            self.stack.append((tag, named))
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.stack and self.stack[-1][0] == tag:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if not data.strip() or not self.stack:
+            return
+        tag, attrs = self.stack[-1]
+        in_language_list = any(a.get("id") == "lang-select" for _, a in self.stack)
+        if tag in ("script", "style") or "data-i18n" in attrs or in_language_list:
+            return  # a language's own name is written in that language, in every language
+        if "data-i18n-aria" in attrs and not any(c.isalpha() for c in data):
+            return  # a symbol (a replay arrow) whose name for screen readers is translated
+        self.untranslated.append((tag, data.strip()))
+
+
+def test_every_word_of_the_page_has_a_translation() -> None:
+    """Words written into index.html without a key stay English in every language (the
+    rule sets' names did, in the referee's New game list)."""
+    page = _Texts()
+    page.feed((I18N.parent / "index.html").read_text(encoding="utf-8"))
+    assert page.untranslated == []
+    assert sorted(page.keys - set(load("en"))) == [], "keys the dictionaries lack"
