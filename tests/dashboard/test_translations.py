@@ -105,6 +105,8 @@ SAID = [
     ("pl", "ui.pit", {"name": "b", "count": 12}, "Dołek b: 12 ziaren"),
     ("pl", "ui.pit", {"name": "b", "count": 22}, "Dołek b: 22 ziarna"),
     ("pl", "sugg.value", {"value": "+1.5"}, "+1.5 ziarna"),
+    ("pl", "sugg.value", {"value": "+1,5"}, "+1,5 ziarna"),  # as formatValue writes it
+    ("cs", "sugg.value", {"value": "-1,0"}, "-1,0 semínka"),
     (
         "pl",
         "hist.game",
@@ -152,6 +154,8 @@ def test_the_page_writes_counts_with_the_right_plural(browser: Any, static_site:
                 }
                 await i18n.setLanguage("pl");
                 out.push(view.formatValue(95), view.formatValue(-95), view.formatValue(1.25));
+                await i18n.setLanguage("en");
+                out.push(view.formatValue(1.25), view.formatValue(-0.44));
                 return out;
             }""",
             [[lang, key, params] for lang, key, params, _ in SAID],
@@ -160,7 +164,7 @@ def test_the_page_writes_counts_with_the_right_plural(browser: Any, static_site:
         page.close()
     assert said[: len(SAID)] == [text for *_, text in SAID]
     # a forced win or loss is said in the page's language, not "win seeds"
-    assert said[len(SAID) :] == ["wygrana", "przegrana", "+1.3"]
+    assert said[len(SAID) :] == ["wygrana", "przegrana", "+1,3", "+1.3", "-0.4"]
 
 
 class _Texts(HTMLParser):

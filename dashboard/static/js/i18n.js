@@ -71,13 +71,29 @@ export function t(key, params = {}) {
  * "noun.seed.few", ...); Intl.PluralRules picks the category, counting the written
  * decimals, since "1.0 seeds" is plural in English where "1 seed" is not.
  */
-function nounFor(noun, value) {
+function nounFor(noun, written) {
+  const value = written.replace(decimalSign(), "."); // "1,5" in Polish is 1.5
   const number = Math.abs(Number(value));
   const decimals = (value.split(".")[1] ?? "").length;
   const category = Number.isFinite(number) ? pluralRules(decimals).select(number) : "other";
   const key = `noun.${noun}.${category}`;
   const other = `noun.${noun}.other`;
   return dict[key] ?? dict[other] ?? fallback[key] ?? fallback[other] ?? noun;
+}
+
+/** The current language's decimal sign: "." in English, "," in Polish, Czech, German, French. */
+function decimalSign() {
+  if (!decimalCache.has(current)) {
+    const parts = new Intl.NumberFormat(current).formatToParts(1.5);
+    decimalCache.set(current, parts.find((p) => p.type === "decimal")?.value ?? ".");
+  }
+  return decimalCache.get(current);
+}
+const decimalCache = new Map();
+
+/** A number written with a "." ("+1.5", "-0.4") as the current language writes it ("+1,5"). */
+export function localDecimal(text) {
+  return text.replace(".", decimalSign());
 }
 
 // Every pit label of every redraw asks: build each language's rules once, not per text.

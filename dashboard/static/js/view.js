@@ -2,7 +2,7 @@
 // suggestion, result. Pure DOM output; the wiring (events, sockets) is in main.js.
 
 import { renderBoard, unchanged } from "./board.js";
-import { joinNames, language, playerName, scoreText, t } from "./i18n.js";
+import { joinNames, language, localDecimal, playerName, scoreText, t } from "./i18n.js";
 
 /** The name of pit i: A-F / a-f for two players, 1A … 4F with more. */
 export function pitName(i, players) {
@@ -18,11 +18,11 @@ function addMark(marks, pit, cls) {
   (marks[pit] ??= []).push(cls);
 }
 
-/** Seeds in seeds-units with a sign: "+1.5", "-0.3", "0". */
+/** Seeds with a sign, as the page's language writes them: "+1.5", "-0.3", "0" ("+1,5" in Polish). */
 export function formatValue(v) {
   if (Math.abs(v) >= 90) return t(v > 0 ? "value.win" : "value.loss");
   const r = Math.round(v * 10) / 10;
-  return r > 0 ? `+${r}` : String(r);
+  return localDecimal(r > 0 ? `+${r}` : String(r));
 }
 
 /** Which suggestion to show, given the view and fair play (null = none). */
