@@ -342,6 +342,11 @@ def test_alert_words_and_alert_colour_over_the_suggestion(
     assert card.query_selector(".detail .detail-label").text_content() == "Sędzia (po angielsku):"
     words = card.query_selector(".detail .referee-words")
     assert words.get_attribute("lang") == "en" and "skipped" in words.text_content()
+    # A real space between label and words (copied text and screen readers keep it).
+    detail = card.query_selector(".detail").text_content()
+    assert detail.startswith("Sędzia (po angielsku): ") and not detail.startswith(
+        "Sędzia (po angielsku):  "
+    )
     assert card.query_selector("dt").text_content() == "Oczekiwano"
     assert card.query_selector("dd").get_attribute("lang") == "en"
     # The engine suggests a pit that is in the alert: the alert's red wins on the hole,

@@ -211,7 +211,7 @@ export function englishDetail(text, tag = "p", labelKey = "alert.note") {
   words.className = "referee-words";
   words.lang = "en";
   words.textContent = text;
-  box.append(label, words);
+  box.append(label, " ", words); // a real space: copied text and screen readers keep it
   return box;
 }
 
