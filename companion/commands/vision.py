@@ -212,32 +212,25 @@ def views_phrase(views: int) -> str:
 
 def count_command(args: argparse.Namespace) -> int:
     """Handler of `count`: exit code 0, 1 (cannot read), 2 (bad calibration/board not found)."""
-    import cv2
-
     from vision.calibrate import locate
     from vision.calibration import Calibration, CalibrationError, default_path
     from vision.pipeline import counter_for
 
-    if not Path(args.image).is_file():  # say so plainly, before OpenCV warns in its own words
-        print(f"error: no image file at {args.image}", file=sys.stderr)
-        return 1
-    frame = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if frame is None:
-        print(f"error: cannot read image {args.image}", file=sys.stderr)
+    try:
+        frame = _read(Path(args.image))
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
     given: Path | None = args.calibration
     if given is None and default_path().is_file():
         given = default_path()  # the board `calibrate` saved, and the counter taught on it
     try:
-        if given is not None:
-            calibration = Calibration.load(given)
-        else:
-            calibration = locate(np.asarray(frame, np.uint8))
+        calibration = Calibration.load(given) if given is not None else locate(frame)
         counter = counter_for(calibration)
     except (CalibrationError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    view = calibration.rectify(np.asarray(frame, np.uint8))
+    view = calibration.rectify(frame)
     crops = calibration.pit_crops(view)
     beliefs = counter.beliefs(crops, list(range(len(crops))))
     result = count_report(beliefs)
@@ -417,9 +410,10 @@ def _grab(url: str, frames: int = 5, timeout: float = 10.0) -> Image:
 
 
 def _read(path: Path) -> Image:
+    """A photo as BGR uint8; OSError in plain words when it is missing or unreadable."""
     import cv2
 
-    if not Path(path).is_file():
+    if not Path(path).is_file():  # say so before OpenCV warns in its own words
         raise OSError(f"no image file at {path}")
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:

@@ -355,9 +355,7 @@ async function loadGames() {
       b.dataset.id = String(g.id);
       b.dataset.board = String(g.board);
       b.dataset.moves = String(g.moves ?? 0);
-      b.textContent = t("hist.game", {
-        id: g.id, board: g.board ?? "?", result: g.result ?? "*", moves: g.moves ?? 0, rules: g.rules ?? "",
-      });
+      b.textContent = t("hist.game", titleParams(g));
       b.addEventListener("click", () => openGame(g.id));
       li.append(b);
       list.append(li);
@@ -380,6 +378,14 @@ function gamesChanged(type) {
   }, 1000);
 }
 
+/** The words of a game's title (hist.game): from its record when there is one, else from
+ * the games list's metadata (the same fields /api/games/{id} carries). */
+function titleParams(game, record = null) {
+  return record
+    ? { id: game.id, board: game.board ?? "?", result: record.result ?? "*", moves: record.moves.length, rules: record.start.rules }
+    : { id: game.id, board: game.board ?? "?", result: game.result ?? "*", moves: game.moves ?? 0, rules: game.rules ?? "" };
+}
+
 // The open game's title, and why it cannot be replayed if it cannot: kept to be written
 // again in another language.
 let replayTitle = null;
@@ -400,8 +406,7 @@ async function openGame(id) {
   $("download-ogn").href = `/api/games/${id}/export?format=ogn`;
   $("download-json").href = `/api/games/${id}/export?format=json`;
   const positions = record ? replayPositions(record) : null;
-  const params = { id, board: body.board ?? "?", result: body.result ?? "*", moves: body.moves ?? 0, rules: body.rules ?? "" };
-  if (record) Object.assign(params, { result: record.result ?? "*", moves: record.moves.length, rules: record.start.rules });
+  const params = titleParams({ ...body, id }, record);
   replayTitle = { params, note: !record ? "hist.no_record" : !positions ? "hist.no_positions" : null };
   showReplayTitle();
   if (!positions) {

@@ -4,7 +4,7 @@
 // it ({announce: [what to say], animate: bool}); it touches no DOM, so the
 // whole protocol handling is in one place and easy to follow.
 
-import { canPreview, legalMoves } from "./rules.js";
+import { canPreview, legalMoves, playersOf } from "./rules.js";
 
 const ALERTS = new Set([
   "illegal_move", "illegal_sowing", "missed_capture", "wrong_capture",
@@ -34,7 +34,7 @@ export function emptyModel() {
 function setPosition(model, position, legal) {
   model.position = position;
   model.rules = position.rules;
-  model.players = position.pits.length / 6;
+  model.players = playersOf(position);
   if (legal) model.legal = legal;
   else if (canPreview(position.rules, model.players)) model.legal = legalMoves(position);
   else {

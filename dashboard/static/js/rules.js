@@ -96,11 +96,16 @@ export function illegalReason(position, pit, legal) {
   return { key: "teach.no_grand_slam", params: {} };
 }
 
+/** How many players a position is for (each has a row of six pits). */
+export function playersOf(position) {
+  return position.pits.length / HALF;
+}
+
 /** Every position of a game record ({start, moves: [{pit}]}), or null if the page cannot. */
 export function replayPositions(record) {
   const start = record.start;
   if (Array.isArray(record.positions)) return record.positions;
-  if (!canPreview(start.rules, start.pits.length / HALF)) return null;
+  if (!canPreview(start.rules, playersOf(start))) return null;
   const out = [start];
   let pos = start;
   for (const m of record.moves) {

@@ -3,6 +3,7 @@
 
 import { renderBoard, unchanged } from "./board.js";
 import { joinNames, language, localDecimal, playerName, scoreText, t } from "./i18n.js";
+import { playersOf } from "./rules.js";
 
 /** The name of pit i: A-F / a-f for two players, 1A … 4F with more. */
 export function pitName(i, players) {
@@ -38,7 +39,7 @@ export function renderBoardArea(model, ctx) {
   const shown = ctx.replay ? ctx.replay.positions[ctx.replay.ply] : model.position;
   if (!shown) return;
   // A replayed game may have another number of players than the live one on this board.
-  const players = shown.pits.length / 6;
+  const players = playersOf(shown);
   const marks = {};
   const storeMarks = {};
   let sownOrder = null;
@@ -108,7 +109,7 @@ export function renderPlayers(model, ctx) {
   if (!shown) return;
   box.replaceChildren();
   const scores = model.gameOver && !ctx.replay ? model.gameOver.scores : shown.stores;
-  const players = shown.pits.length / 6; // the replayed game's, when one is replayed
+  const players = playersOf(shown); // the replayed game's, when one is replayed
   for (let p = 0; p < players; p++) {
     const card = document.createElement("div");
     card.className = `player-card player-${p}`;
