@@ -10,67 +10,93 @@
 ['move']
 >>> ref.position.to_text()
 '4-4-4-4-4-0-5-5-5-5-4-4-0-0-N'
->>> e = seen(2.0, [4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 5])   # a seed appeared on f
+>>> e = seen(2.0, [4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 9])   # five seeds appeared on f
 >>> e[0].type, e[0]["text"]
-('board_disturbed', 'the board matches no legal move or known mistake: pit f: expected 4, seen 5')
+('board_disturbed', 'the board matches no legal move or known mistake: pit f: expected 4, seen 9')
+>>> [e.type for e in seen(3.0, [4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 4])]
+['board_restored']
 
-How it decides (see ``docs/REFEREE.md``):
+How it decides (``docs/REFEREE.md`` says it in full):
 
-1. Wait until the board has settled: the source says ``stable``, or the most
-   likely counts have not changed for ``settle_time`` seconds, and no pit is
-   hidden.
-2. Score every candidate board (:mod:`core.referee.hypotheses`) against the
-   per-pit beliefs (:mod:`core.referee.likelihood`), plus a prior that
-   prefers correct play.
-3. Act only when the best explanation is plausible and beats the runner-up
-   by ``margin`` (log-likelihood); otherwise say ``ambiguous`` and name the
-   pits whose count would decide, or ``board_disturbed`` if nothing fits.
+1. The tracker (:mod:`core.referee.tracker`) keeps a belief over the histories
+   the board may have gone through since the last certain position, and
+   weighs every one by every observation.
+2. A move is confirmed once the histories that contain it hold
+   ``commit`` of the belief (:meth:`Referee._commit`), whether the evidence came
+   from a still board or from the next move's sowing. Until then it may be
+   announced as provisional.
+3. A mistake is announced once its histories hold ``alert`` of the belief on a
+   still board (:mod:`core.referee.mistakes`).
+4. A still board that no history explains puts the referee out of sync: one
+   alert, updated in place, until the board shows the game again, a new game's
+   start, or a position a person set (:mod:`core.referee.resync`).
+5. A doubt that a still board cannot settle is asked about: count a pit, or
+   confirm the move played.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from core.errors import IllegalMoveError, InvalidPositionError, RulesError
 from core.observation import Observation, ObservationError, PitReading
 from core.position import MoveOutcome, Position
 from core.records import GameRecord
+from core.referee import commands, wording
+from core.referee.commands import CommandError
 from core.referee.events import Event
-from core.referee.hypotheses import (
-    AHEAD_PRIOR,
-    MISTAKE_PRIOR,
-    PROGRESS_PRIOR,
-    Alert,
-    Hyp,
-    all_hypotheses,
-    correct_hypotheses,
-    lines_ahead,
-    sowing_boards,
-    stores_without_capture,
-    successor_hypotheses,
-    wrong_capture_hypothesis,
+from core.referee.likelihood import best_counts, log_likelihood_table
+from core.referee.resync import Anchor, Found, search
+from core.referee.stages import MoveGraph, Record, missed_capture_position
+from core.referee.tracker import (
+    HAND_AWAY,
+    HAND_AWAY_MAX,
+    HAND_AWAY_PER_S,
+    Evidence,
+    NodeKey,
+    Tracker,
 )
-from core.referee.likelihood import best_counts, log_likelihood_table, score_boards
-from core.rules import RuleSet, get_rules
 
-#: How many unseen moves the referee will infer at once when it falls behind.
-CATCH_UP_DEPTH = 3
-#: A best explanation scoring below this (log-likelihood against the reading's own best
-#: board, prior included) is checked against lines of unseen moves: below it, a line of
-#: two moves that fits perfectly (2 * AHEAD_PRIOR) could be the better explanation.
-LOOSE_FIT = 2 * AHEAD_PRIOR
+__all__ = ["CommandError", "Referee"]
+
+#: How many moves on from a known position the referee looks when it has lost the game.
+RESYNC_DEPTH = 4
+#: ... and from the start position (a new game whose first moves were made quickly).
+NEW_GAME_DEPTH = 2
+#: A still board showing the start position ends a finished game's watch when it fits
+#: this well (log likelihood below the reading's own best board).
+NEW_GAME_FLOOR = -6.0
 
 
-class CommandError(ValueError):
-    """A command that cannot be carried out; the message says why."""
+@dataclass
+class OutOfSync:
+    """The board shows nothing the game explains: what was said, and what to look for."""
+
+    alert_id: int
+    cause: str
+    seen: tuple[int | None, ...]
+    """The board when it began: showing it again changes nothing."""
+    diff: tuple[tuple[int, int | None], ...]
+    before: Position | None
+    """The position before the command that caused it, if one did."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A pit a person counted (``Referee.confirm``)."""
+
+    count: int
+    read: int | None
+    """The reading's most likely count then; None: a hand hid the pit (counting it)."""
+    ply: int
+    """Moves confirmed when it was given: it was about the board of the next one."""
 
 
 class Referee:
-    """Keeps the confirmed game and decides what each settled board means."""
+    """Keeps the game and decides what the board shows (see the module docstring)."""
 
     def __init__(
         self,
@@ -79,78 +105,113 @@ class Referee:
         settle_time: float = 0.5,
         margin: float = 3.0,
         min_log_likelihood: float = -8.0,
-        ambiguity_time: float = 1.0,
+        ambiguity_time: float = 2.0,
         stall_time: float = 5.0,
+        commit: float = 0.999,
+        alert: float = 0.95,
+        provisional: float = 0.9,
+        sees_hands: bool = False,
     ) -> None:
         self.settle_time = settle_time
-        self.ambiguity_time = ambiguity_time
-        self.stall_time = stall_time
+        """Seconds a reading must stay the same to count as still without the source's word."""
         self.margin = margin
+        """How much better (log likelihood) a found line must explain the board than others."""
         self.min_log_likelihood = min_log_likelihood
+        """Below this (against the reading's own best board), nothing explains a board."""
+        self.ambiguity_time = ambiguity_time
+        """Seconds a still board leaves a doubt open before the referee asks about it."""
+        self.stall_time = stall_time
+        """Seconds a still board shows a move half sown before the referee asks about it."""
+        self.sees_hands = sees_hands
+        """The source shows a hand over the board (a camera: hidden pits), so a still board
+        with every pit in view has no seeds in a hand. A sensor board sees no hands."""
+        self.commit_mass = commit
+        self.alert_mass = alert
+        self.provisional_mass = provisional
         self._seq = 0
-        self._told = False
-        """Deciding again because a person told the referee something about the board."""
-        self._reset_game(start or Position.initial())
-
-    # -- state -------------------------------------------------------------
-    def _reset_game(self, start: Position) -> None:
-        self.start = start
-        self.position = start
-        self.moves: list[MoveOutcome] = []
-        self.alerts: list[Event] = []
-        self._history: list[tuple[Position, MoveOutcome | None]] = []
+        self._last_obs: Observation | None = None
         self._last_sig: tuple[int | None, ...] | None = None
         self._last_change = float("-inf")
-        self._last_obs: Observation | None = None
-        self._new_position()
+        self._still_since: float | None = None
+        self._last_key: tuple[Any, ...] | None = None
+        self._reset_game(start or Position.initial())
 
-    def _new_position(self, *, after_move: bool = False) -> None:
-        """Forget everything about the move in progress (after a move or a correction).
+    # -- state -------------------------------------------------------------------------
+    def _reset_game(self, start: Position) -> None:
+        self.start = start
+        self.moves: list[MoveOutcome] = []
+        self._history: list[tuple[Position, MoveOutcome | None]] = []
+        self.alerts: list[Event] = []
+        self._tracker = Tracker(start)
+        self._looked: list[int | None] = [None] * start.ruleset.num_pits
+        self._sync: OutOfSync | None = None
+        self._pending_check: tuple[str, Position | None] | None = None
+        self._new_position(keep_counts=False)
 
-        A move keeps the pits people counted, for as long as they stand (see
-        :func:`_counts_still_standing`); a correction forgets them."""
-        counted = self._overrides if after_move else {}
-        self._hyps: list[Hyp] | None = None
-        self._boards: np.ndarray[Any, np.dtype[np.int64]] | None = None
-        self._priors: np.ndarray[Any, np.dtype[np.float64]] | None = None
+    def _new_position(self, *, keep_counts: bool = True) -> None:
+        """Forget what was said about the move in progress (after a move or a correction).
+
+        A move keeps the pits people counted, for as long as they stand
+        (:func:`_counts_still_standing`); a correction forgets them."""
         self._emitted: set[Any] = set()
-        self._phase = "waiting"
-        self._pending: tuple[MoveOutcome, tuple[int, ...]] | None = None
         self._touched: int | None = None
-        self._overrides: dict[int, Counted] = counted
-        """The pits a person counted (``confirm``), in place of their readings."""
-        self._undecided_since: tuple[Any, float] | None = None
-        self._stall_since: tuple[Hyp, float] | None = None
-        """The sowing the settled board has shown, and since when (see :meth:`_stalled`)."""
-        self._lines: list[tuple[tuple[int, ...], Hyp]] | None = None
-        self._succ: tuple[list[Hyp], Any, Any, Any] | None = None
-        self._last_decided: tuple[PitReading, ...] | None = None
-        self._action_index: dict[tuple[Any, ...], int] = {}
-        self._actions: np.ndarray[Any, np.dtype[np.int64]] = np.zeros(0, dtype=np.int64)
-        self._origin_seen: int | None = None
-        self.alerts = []
+        self._provisional: tuple[Record, int] | None = None
+        self._question: int | None = None
+        if not keep_counts:
+            self._overrides: dict[int, Counted] = {}
+        self._last_key = None
+        self.alerts = [a for a in self.alerts if a.type == "board_disturbed"]
+
+    @property
+    def position(self) -> Position:
+        """The last certain position."""
+        return self._tracker.root
 
     @property
     def phase(self) -> str:
         """waiting | moving | capturing | disturbed | ambiguous | mistake | over"""
-        return "over" if self.position.is_over else self._phase
+        if self.position.is_over:
+            return "over"
+        if self._sync is not None:
+            return "disturbed"
+        if self._question is not None:
+            return "ambiguous"
+        key = self._tracker.keys[self._tracker.best()]
+        if key[0]:
+            return "moving"
+        kind = key[1][0]
+        return {"idle": "waiting", "sow": "moving", "cap": "capturing"}.get(kind, "mistake")
 
     def _event(self, type_: str, t: float, **data: Any) -> Event:
         ev = Event(type_, self._seq, t, data)
         self._seq += 1
         return ev
 
-    # -- observations -------------------------------------------------------------
+    def _alert(self, t: float, alert: Mapping[str, Any], **extra: Any) -> Event:
+        rules = self.position.ruleset
+        data = {k: v for k, v in alert.items() if k not in ("type", "key")}
+        data["names"] = [rules.pit_name(p) for p in data.get("pits", [])]
+        data.update(extra)
+        data.setdefault("alert_id", self._seq)
+        ev = self._event(str(alert["type"]), t, **data)
+        self.alerts = [a for a in self.alerts if a.get("alert_id") != data["alert_id"]]
+        self.alerts.append(ev)
+        return ev
+
+    # -- observations ---------------------------------------------------------------------
     def observe(self, obs: Observation | Mapping[str, Any]) -> list[Event]:
         """Take one observation; return the events it causes (often none)."""
+        n = self.position.ruleset.num_pits
         if not isinstance(obs, Observation):
             try:
-                obs = Observation.from_json(obs, pits=self.position.ruleset.num_pits)
+                obs = Observation.from_json(obs, pits=n)
             except ObservationError as exc:
                 return [self._bad_observation(obs, str(exc))]
-        if len(obs.pits) != self.position.ruleset.num_pits:
-            msg = f"expected {self.position.ruleset.num_pits} pits, got {len(obs.pits)}"
-            return [self._bad_observation(obs, msg)]
+        if len(obs.pits) != n:
+            return [self._bad_observation(obs, f"expected {n} pits, got {len(obs.pits)}")]
+        total = self.position.ruleset.total_seeds
+        if any(isinstance(r, int) and r > total for r in obs.pits):
+            return [self._bad_observation(obs, f"a pit cannot hold more than the {total} seeds")]
         self._last_obs = obs
         sig = best_counts(obs.pits)
         if sig != self._last_sig:
@@ -162,18 +223,12 @@ class Referee:
             )
         if obs.lifted is not None and self._touched is None and self.position.ruleset.touch_move:
             self._touched = obs.lifted
-        if self.position.is_over:
-            return []
         settled = None not in sig and (obs.stable or obs.t - self._last_change >= self.settle_time)
-        if not settled:
-            return []
-        if obs.pits == self._last_decided:
-            return []  # the very same reading, already judged with nothing left to wait for
-        events = self._decide(obs)
-        # A doubt or a stalled sowing is timed: the very same reading must be judged again.
-        waiting = self._undecided_since is not None or self._stall_unasked()
-        self._last_decided = None if waiting else obs.pits
-        return events
+        previous_still = self._still_since
+        self._still_since = (previous_still if previous_still is not None else obs.t) if settled else None
+        if self.position.is_over:
+            return self._after_game(obs, settled)
+        return self._judge(obs, settled, previous_still)
 
     def _bad_observation(self, raw: Any, message: str) -> Event:
         t = raw.get("t", 0.0) if isinstance(raw, Mapping) else getattr(raw, "t", 0.0)
@@ -181,427 +236,169 @@ class Referee:
             t = float(t)
         except (TypeError, ValueError):
             t = 0.0
+        if not np.isfinite(t):
+            t = 0.0
         return self._event(
-            "bad_observation",
-            t,
-            pits=[],
-            names=[],
-            text=f"a malformed observation was ignored: {message}",
+            "bad_observation", t, pits=[], names=[], text=f"a malformed observation was ignored: {message}"
         )
 
-    # -- hypotheses -------------------------------------------------------------
-    def _candidates(self, seen: tuple[int | None, ...]) -> list[Hyp]:
-        if self._hyps is None:
-            self._hyps = all_hypotheses(self.position) + self._late_hypotheses()
-            self._boards = np.array([h.board for h in self._hyps], dtype=np.int64)
-            self._priors = np.array([h.prior for h in self._hyps], dtype=np.float64)
-            self._actions = self._action_ids(self._hyps)
-        extra: list[Hyp] = []
-        if self._pending is not None:
-            out, sown_board = self._pending
-            extra.extend(self._missed_capture_hypotheses(out, sown_board))
-            wrong = wrong_capture_hypothesis(self.position, out, sown_board, seen)
-            if wrong is not None:
-                extra.append(wrong)
-        elif (last := self._last_move()) is not None:
-            # Seeds taken after the move was already confirmed: less likely than a lift.
-            wrong = wrong_capture_hypothesis(
-                last.before,
-                last,
-                self.position.pits,
-                seen,
-                prior=MISTAKE_PRIOR - 1.0,
-                own_side_penalty=-2.5,
-            )
-            if wrong is not None:
-                extra.append(wrong)
-        return extra
+    def _readings(self, obs: Observation) -> tuple[PitReading, ...]:
+        if not self._overrides:
+            return obs.pits
+        return tuple(
+            self._overrides[i].count if i in self._overrides else r for i, r in enumerate(obs.pits)
+        )
 
-    def _action_ids(self, hyps: list[Hyp]) -> np.ndarray[Any, np.dtype[np.int64]]:
-        """One integer per distinct action (see :func:`_action`), shared across calls."""
-        ids = self._action_index
-        return np.array([ids.setdefault(_action(h), len(ids)) for h in hyps], dtype=np.int64)
-
-    def _successors(self) -> tuple[list[Hyp], Any, Any, Any]:
-        """Boards one move ahead (built only when the current ones do not decide)."""
-        if self._succ is None:
-            hyps = successor_hypotheses(self.position)
-            self._succ = (
-                hyps,
-                np.array([h.board for h in hyps], dtype=np.int64).reshape(len(hyps), -1),
-                np.array([h.prior for h in hyps], dtype=np.float64),
-                self._action_ids(hyps),
-            )
-        return self._succ
-
-    def _last_move(self) -> MoveOutcome | None:
-        """The move that made the current position, if the last thing that happened was a
-        move (not a correction)."""
-        if self.moves and self._history and self._history[-1][1] is self.moves[-1]:
-            return self.moves[-1]
-        return None
-
-    def _late_hypotheses(self) -> list[Hyp]:
-        """Boards of the last move still settling (its capturing seed landing after the board
-        already looked finished): nothing to say, wait."""
-        last = self._last_move()
-        if last is None:
-            return []
-        boards = [
-            b for _, b in sowing_boards(last.before.pits, last.pit, last.sown, last.relay_steps)
-        ][-1:]
-        return [Hyp("idle", b, PROGRESS_PRIOR - 1.0) for b in boards if b != self.position.pits]
-
-    def _missed_capture_hypotheses(
-        self, out: MoveOutcome, sown_board: tuple[int, ...]
-    ) -> list[Hyp]:
-        rules = self.position.ruleset
-        try:
-            skipped = Position(rules, sown_board, stores_without_capture(out), out.position.to_move)
-        except InvalidPositionError:
-            return []
-        captured = ", ".join(f"{rules.pit_name(p)} ({c})" for p, c in out.captures)
-        who = rules.player_name(skipped.to_move)
-        hyps: list[Hyp] = []
-        for m in skipped.legal_moves():
-            o2 = skipped.outcome(m)
-            alert = {
-                "type": "missed_capture",
-                "key": ("missed_capture", out.pit),
-                "pits": [p for p, _ in out.captures],
-                "move": out.pit,
-                "text": f"{who} started playing {rules.pit_name(m)} while the capture of "
-                f"move {rules.pit_name(out.pit)} was still on the board: {captured} should "
-                "have been taken",
-                "expected": f"capture {captured}",
-                "seen": f"{rules.pit_name(m)} lifted with the seeds still there",
-                "next_move": m,
-            }
-            boards = [b for _, b in sowing_boards(sown_board, m, o2.sown, o2.relay_steps)]
-            boards.append(o2.position.pits)
-            lazy = Alert.of(alert)
-            hyps.extend(Hyp("missed_capture", b, MISTAKE_PRIOR, m, 0, lazy) for b in boards)
-        return hyps
-
-    # -- decisions -------------------------------------------------------------
-    def _decide(self, obs: Observation) -> list[Event]:
-        stall, self._stall_since = self._stall_since, None  # kept below only while it lasts
-        readings: tuple[PitReading, ...] = obs.pits
-        if self._overrides:
-            readings = tuple(
-                self._overrides[i].count if i in self._overrides else r
-                for i, r in enumerate(readings)
-            )
-        seen = best_counts(readings)
-        extra = self._candidates(seen)
-        assert self._hyps is not None and self._boards is not None and self._priors is not None
+    def _evidence(
+        self, obs: Observation, settled: bool, previous_still: float | None
+    ) -> tuple[Evidence, tuple[Any, ...]]:
+        readings = self._readings(obs)
         table = log_likelihood_table(readings, self.position.ruleset.total_seeds)
-        # Judge plausibility against the reading's own best board, so that many honestly
-        # uncertain pits (a 4-player board) do not add up to "nothing fits".
-        ceiling = float(table.max(axis=1).sum())
-        hyps = self._hyps + extra
-        scores = score_boards(table, self._boards) + self._priors - ceiling
-        actions = self._actions
-        if extra:
-            extra_boards = np.array([h.board for h in extra], dtype=np.int64)
-            extra_priors = np.array([h.prior for h in extra], dtype=np.float64)
-            scores = np.concatenate(
-                [scores, score_boards(table, extra_boards) + extra_priors - ceiling]
-            )
-            actions = np.concatenate([actions, self._action_ids(extra)])
-        (best_score, best), (second_score, second) = _top_two(hyps, scores, actions)
-        clear = best_score >= self.min_log_likelihood and (
-            second is None or second_score <= best_score - self.margin
+        visible = np.array([r is not None for r in readings], dtype=bool)
+        seen = best_counts(readings)
+        looked = self._looked
+        fresh = np.array(
+            [s is not None and looked[i] is not None and s != looked[i] for i, s in enumerate(seen)],
+            dtype=bool,
         )
-        # A board one move ahead scores at most its prior (AHEAD_PRIOR: a perfect fit), so
-        # it can only matter when the best here is unclear, a mistake, or below that.
-        settled_here = clear and not best.is_mistake and best_score >= AHEAD_PRIOR
-        if not settled_here and self._phase != "mistake":
-            # Was a move completed unseen, with the next one already under way? (A seed
-            # still in hand reads much like the next move begun. After a flagged mistake the
-            # board shows that mistake going on, not a move completed unseen.)
-            s_hyps, s_boards, s_priors, s_actions = self._successors()
-            if s_hyps:
-                hyps = hyps + s_hyps
-                scores = np.concatenate(
-                    [scores, score_boards(table, s_boards) + s_priors - ceiling]
-                )
-                actions = np.concatenate([actions, s_actions])
-                (best_score, best), (second_score, second) = _top_two(hyps, scores, actions)
-        # Nothing fits, or only loosely (a camera's floor is low): moves played unseen may
-        # explain the board far better. Without the loose case, a camera misreading two
-        # piles took three moves for one and followed a wrong board without a word
-        # (bench/vision.py --games). After a flagged mistake the board shows that mistake.
-        nothing_fits = best_score < self.min_log_likelihood
-        loose = best_score < LOOSE_FIT and not best.is_mistake
-        if (nothing_fits or loose) and self._phase != "mistake":
-            beat = -np.inf if nothing_fits else best_score + self.margin
-            caught_up = self._catch_up(obs, table, beat)
-            if caught_up is not None:
-                return caught_up
-        if nothing_fits:
-            return self._unexplained(obs, seen)
-        if best.kind in ("complete", "sown"):
-            # Different legal moves can leave the very same board (possible in Oware).
-            twins = sorted(
-                {
-                    h.origin
-                    for h in hyps
-                    if h.board == best.board
-                    and h.kind in ("complete", "sown")
-                    and h.origin is not None
-                }
-            )
-            if len(twins) > 1 and self._origin_seen in twins:
-                # A sensor saw which pit was lifted: that settles it.
-                best = next(
-                    h
-                    for h in hyps
-                    if h.board == best.board
-                    and h.kind == best.kind
-                    and h.origin == self._origin_seen
-                )
-                mask = np.array([h.board != best.board for h in hyps])
-                masked = np.where(mask, scores, -np.inf)
-                idx = int(np.argmax(masked))
-                second_score, second = float(masked[idx]), hyps[idx] if mask.any() else None
-            elif len(twins) > 1:
-                return self._ambiguous_moves(obs, twins)
-        committal = best.kind not in ("idle", "sowing")
-        if committal and second is not None and second_score > best_score - self.margin:
-            # Not sure yet. Waiting is safe: more frames, or the next move, will tell.
-            return self._undecided(obs, best, second)
-        if best.kind == "sowing":
-            done = _completion(best, hyps, scores, best_score - self.margin)
-            if done is not None:
-                # One seed still to sow, or the last seed down and its pile misread: the
-                # doubt of _undecided the other way round, settled the same way.
-                if self._doubt_lasted(obs, (done.board, best.board)) or self._told:
-                    self._undecided_since = None
-                    return self._act(obs, done)
-                return self._act(obs, best)  # the doubt's clock keeps running
-            since = stall[1] if stall and stall[0].board == best.board else obs.t
-            self._stall_since = (best, since)
-            asked = self._stall_key(best) in self._emitted
-            if asked or obs.t - since >= self.stall_time:
-                self._undecided_since = None
-                return [] if asked else self._stalled(obs, best)  # an asked question stands
-        self._undecided_since = None
-        return self._act(obs, best)
+        away = away_new = 0.0
+        if settled and self.sees_hands:
+            away_new = HAND_AWAY
+            if previous_still is None:
+                away = HAND_AWAY
+            else:
+                cap = (HAND_AWAY_MAX - HAND_AWAY) / HAND_AWAY_PER_S
+                before = min(self._last_still_elapsed, cap)
+                now = min(obs.t - previous_still, cap)
+                away = HAND_AWAY_PER_S * (now - before)
+        self._last_still_elapsed = 0.0 if not settled or previous_still is None else obs.t - previous_still
+        return Evidence(table, visible, fresh, settled, away, away_new), (readings, settled)
 
-    def _catch_up(
-        self, obs: Observation, table: np.ndarray[Any, Any], beat: float = -np.inf
-    ) -> list[Event] | None:
-        """Nothing fits (or only loosely, below ``beat``): were several moves played while
-        we were unsure (moves into a store look alike, a noisy last seed)? If exactly one
-        line of up to ``CATCH_UP_DEPTH`` moves explains the board clearly, and scores at
-        least ``beat``, confirm its moves."""
-        if self._lines is None:
-            lines: list[tuple[tuple[int, ...], Hyp]] = []
-            for line, reached in lines_ahead(self.position, CATCH_UP_DEPTH):
-                # Deeper lines are less likely: each unseen move costs a little prior.
-                cost = AHEAD_PRIOR * len(line)
-                lines.append((line, Hyp("idle", reached.pits, cost)))
-                if not reached.is_over:
-                    for h in correct_hypotheses(reached):
-                        if h.kind in ("sowing", "sown", "capturing"):
-                            lines.append((line, Hyp(h.kind, h.board, h.prior + cost)))
-            self._lines = lines
-        if not self._lines:
-            return None
-        boards = np.array([h.board for _, h in self._lines], dtype=np.int64)
-        scores = score_boards(table, boards) + np.array([h.prior for _, h in self._lines])
-        scores -= float(table.max(axis=1).sum())
-        order = np.argsort(-scores, kind="stable")
-        best_line = self._lines[int(order[0])][0]
-        top = float(scores[order[0]])
-        runner = next(
-            (float(scores[i]) for i in order[1:] if self._lines[int(i)][0] != best_line),
-            float("-inf"),
-        )
-        if top < max(self.min_log_likelihood, beat) or top - runner < self.margin:
-            return None
-        events: list[Event] = []
-        for m in best_line:
-            events += self._confirm_move(obs.t, m)
-        return events + self._decide(obs)
+    def _looked_at(self, obs: Observation) -> None:
+        """Remember the most likely count of every pit in view (see :attr:`Evidence.fresh`)."""
+        for i, s in enumerate(best_counts(self._readings(obs))):
+            if s is not None:
+                self._looked[i] = s
 
-    def _undecided(self, obs: Observation, best: Hyp, second: Hyp) -> list[Event]:
-        """Wait; once the same doubt has lasted ``ambiguity_time``, settle it if it is only
-        whether the move's last seed is down (it is), else say ``ambiguous``."""
-        lasted = self._doubt_lasted(obs, (best.board, second.board))
-        if _only_the_last_seed(best, second) and (lasted or self._told):
-            # The doubt is not which move, only whether its last seed is down yet. A board
-            # that has stayed still this long (or that a person is counting) has no hand
-            # over it holding a seed: the move is complete. (Asking a person to count that
-            # pile was, by far, the referee's most frequent question on real photographs:
-            # bench/vision.py --games.)
-            self._undecided_since = None
-            return self._act(obs, best)
-        return self._ambiguous(obs, best, second) if lasted else []
+    _last_still_elapsed = 0.0
 
-    def _doubt_lasted(self, obs: Observation, key: Any) -> bool:
-        """Time the doubt ``key`` (a new one starts the clock): has it lasted ``ambiguity_time``?"""
-        if self._undecided_since is None or self._undecided_since[0] != key:
-            self._undecided_since = (key, obs.t)
-            return False
-        return obs.t - self._undecided_since[1] >= self.ambiguity_time
+    def _judge(self, obs: Observation, settled: bool, previous_still: float | None) -> list[Event]:
+        ev, key = self._evidence(obs, settled, previous_still)
+        if self._sync is not None:
+            return self._while_out_of_sync(obs, ev)
+        if self._pending_check is not None and settled:
+            cause, before = self._pending_check
+            self._pending_check = None
+            if self._root_deficit(ev) > -self.min_log_likelihood:
+                return self._out_of_sync(obs.t, cause, before)
+        tracker = self._tracker
+        if key == self._last_key:
+            tracker.pay_stillness(ev.hand_away)
+        else:
+            saved = _Snapshot.of(tracker)
+            extra = self._proposals(obs)
+            fit = tracker.update(ev, extra)
+            if fit.deficit > -self.min_log_likelihood:
+                saved.restore(tracker)  # nothing explains it: it tells nothing about the game
+                if settled:
+                    caught = self._catch_up(obs, ev)
+                    return caught if caught is not None else self._out_of_sync(obs.t, "board", None)
+                return []
+            self._last_key = key
+            self._looked_at(obs)
+        return self._decide(obs, settled)
 
-    def _act(self, obs: Observation, best: Hyp) -> list[Event]:
-        events: list[Event] = []
-        rules = self.position.ruleset
-        if self._phase in ("disturbed", "ambiguous") and not best.is_mistake:
-            events.append(
-                self._event("board_restored", obs.t, text="the board matches the game again")
-            )
-            self._emitted = {
-                k
-                for k in self._emitted
-                if not (isinstance(k, tuple) and k and k[0] in ("disturbed", "ambiguous"))
-            }
-        if best.kind == "idle":
-            self._phase = "waiting"
+    def _decide(self, obs: Observation, settled: bool) -> list[Event]:
+        events = self._commit(obs.t)
+        if self.position.is_over:
             return events
-        if best.is_mistake:
-            self._phase = "mistake"
-            alert = best.alert.data() if best.alert is not None else {}
-            if best.kind == "missed_capture":
-                return events + self._missed_capture(obs, alert)
-            key = alert.get("key")
-            if key not in self._emitted:
-                self._emitted.add(key)
-                events.append(self._alert(obs.t, alert))
-            return events
-        assert best.origin is not None
-        if rules.touch_move:
-            if self._touched is None:
-                self._touched = best.origin
-            elif self._touched != best.origin:
-                return events + self._touch_move_violation(obs, best.origin)
-        if best.kind == "sowing":
-            self._phase = "moving"
-            self._origin_seen = best.origin
-            return events
-        if best.kind in ("sown", "capturing"):
-            self._phase = "capturing"
-            out = self.position.outcome(best.origin)
-            sown_board = next(
-                h.board for h in (self._hyps or []) if h.kind == "sown" and h.origin == best.origin
-            )
-            self._pending = (out, sown_board)
-            key = ("capture_pending", best.origin)
-            if key not in self._emitted:
-                self._emitted.add(key)
-                pits = [p for p, _ in out.captures]
-                listed = ", ".join(f"{rules.pit_name(p)} ({c})" for p, c in out.captures)
-                events.append(
-                    self._event(
-                        "capture_pending",
-                        obs.t,
-                        move=out.pit,
-                        pits=pits,
-                        names=[rules.pit_name(p) for p in pits],
-                        captures=[[p, c] for p, c in out.captures],
-                        seeds=out.captured,
-                        text=f"{rules.player_name(out.player)} captures {out.captured}: take "
-                        f"{listed}",
-                    )
-                )
-            return events
-        if best.kind == "after":
-            # The move ended while we were unsure, and the next one has already begun.
-            return events + self._confirm_move(obs.t, best.origin) + self._decide(obs)
-        # complete
-        return events + self._confirm_move(obs.t, best.origin)
-
-    def _alert(self, t: float, alert: Mapping[str, Any]) -> Event:
-        rules = self.position.ruleset
-        data = {k: v for k, v in alert.items() if k not in ("type", "key")}
-        data["names"] = [rules.pit_name(p) for p in data.get("pits", [])]
-        ev = self._event(str(alert["type"]), t, **data)
-        self.alerts.append(ev)
-        return ev
-
-    def _touch_move_violation(self, obs: Observation, origin: int) -> list[Event]:
-        rules = self.position.ruleset
-        touched = self._touched
-        assert touched is not None
-        key = ("touch_move", touched, origin)
-        if key in self._emitted:
-            return []
-        self._emitted.add(key)
-        self._phase = "mistake"
-        return [
-            self._alert(
-                obs.t,
-                {
-                    "type": "illegal_move",
-                    "key": key,
-                    "pits": [touched, origin],
-                    "text": f"touch-move: pit {rules.pit_name(touched)} was touched first, so "
-                    f"{rules.pit_name(touched)} must be played, not {rules.pit_name(origin)}",
-                    "expected": f"move {rules.pit_name(touched)}",
-                    "seen": f"move {rules.pit_name(origin)}",
-                },
-            )
-        ]
-
-    def _missed_capture(self, obs: Observation, alert: Mapping[str, Any]) -> list[Event]:
-        """The next player moved with the capture still on the board: say so, record the move
-        as played without its capture (the seeds are physically there), and go on."""
-        assert self._pending is not None
-        out, sown_board = self._pending
-        events = [self._alert(obs.t, alert)]
-        rules = self.position.ruleset
-        skipped = Position(rules, sown_board, stores_without_capture(out), out.position.to_move)
-        events.append(self._move_event(obs.t, out, skipped, capture_missed=True))
-        self._history.append((self.position, out))
-        self.moves.append(out)
-        self.position = skipped
-        self._new_position(after_move=True)
-        return events + self._decide(obs)
-
-    def _confirm_move(self, t: float, origin: int) -> list[Event]:
-        out = self.position.outcome(origin)
-        self._history.append((self.position, out))
-        self.moves.append(out)
-        self.position = out.position
-        self._new_position(after_move=True)
-        events = [self._move_event(t, out, out.position)]
-        events.extend(self._game_over_events(t))
+        if settled:
+            events += self._mistake_alerts(obs.t)
+            events += self._capture_pending(obs.t)
+            events += self._questions(obs)
+        events += self._provisional_events(obs.t)
         return events
 
-    def _game_over_events(self, t: float) -> list[Event]:
-        end = self.position.ending
-        if end is None:
-            return []
-        return [
-            self._event(
-                "game_over",
-                t,
-                winner=end.winner,
-                scores=list(end.scores),
-                reason=end.reason,
-                text=end.text,
-            )
-        ]
+    def _proposals(self, obs: Observation) -> list[tuple[int, NodeKey, float]]:
+        """Wrong captures the reading shows, from the nodes where a capture was due or done."""
+        seen = best_counts(self._readings(obs))
+        out: list[tuple[int, NodeKey, float]] = []
+        tracker = self._tracker
+        for j, (hist, skey) in enumerate(tracker.keys):
+            if skey[0] not in ("cap", "idle"):
+                continue
+            proposed = tracker.graph(hist).propose_wrong_capture(skey, seen)
+            if proposed is not None:
+                out.append((j, (hist, proposed[0]), proposed[1]))
+        return out
+
+    # -- committing moves ---------------------------------------------------------------------
+    def _commit(self, t: float) -> list[Event]:
+        events: list[Event] = []
+        while not self.position.is_over:
+            masses = self._tracker.masses()
+            done = [(m, r) for r, m in masses.items() if r is not None]
+            if not done:
+                break
+            mass, record = max(done)
+            if mass < self.commit_mass:
+                break
+            events += self._confirm_record(record, t)
+        return events
+
+    def _confirm_record(self, record: Record, t: float) -> list[Event]:
+        pit, missed = record
+        graph = self._tracker.graph(())
+        out = graph.outcome(pit)
+        rules = self.position.ruleset
+        events: list[Event] = []
+        if self._question is not None:
+            events.append(self._restored(t, self._question, "the doubt is settled"))
+        if self._provisional is not None and self._provisional[0] != record:
+            events.append(self._withdrawn(t))
+        provisional = self._provisional[1] if self._provisional is not None else None
+        if rules.touch_move and self._touched is not None and self._touched != pit:
+            key = ("touch_move", self._touched, pit)
+            if key not in self._emitted:
+                self._emitted.add(key)
+                events.append(self._alert(t, wording.touch_move_alert(rules, self._touched, pit)))
+        if missed:
+            after = missed_capture_position(out)
+            assert after is not None
+            events.append(self._alert(t, wording.missed_capture_alert(out, self._next_move(record))))
+        else:
+            after = out.position
+        self._history.append((self.position, out))
+        self.moves.append(out)
+        move = self._move_event(t, out, after, capture_missed=missed, provisional=provisional)
+        self._tracker.commit(record)
+        self._new_position()
+        return [*events, move, *self._game_over_events(t)]
+
+    def _next_move(self, record: Record) -> int:
+        """The move most likely under way after ``record`` (the one that missed a capture)."""
+        tracker = self._tracker
+        weights: dict[int, float] = {}
+        for (hist, skey), p in zip(tracker.keys, tracker.posterior(), strict=True):
+            if hist[:1] != (record,):
+                continue
+            nxt = hist[1][0] if len(hist) > 1 else skey[1] if len(skey) > 1 else None
+            if isinstance(nxt, int):
+                weights[nxt] = weights.get(nxt, 0.0) + float(p)
+        return max(weights, key=lambda m: weights[m]) if weights else record[0]
 
     def _move_event(
-        self, t: float, out: MoveOutcome, after: Position, *, capture_missed: bool = False
+        self,
+        t: float,
+        out: MoveOutcome,
+        after: Position,
+        *,
+        capture_missed: bool = False,
+        provisional: int | None = None,
     ) -> Event:
-        rules = after.ruleset
-        who = rules.player_name(out.player)
         captures = [] if capture_missed else [[p, c] for p, c in out.captures]
         captured = 0 if capture_missed else out.captured
-        text = f"{who} plays {out.name}"
-        if captured:
-            text += f", captures {captured} from " + ", ".join(
-                rules.pit_name(p) for p, _ in out.captures
-            )
-        elif out.grand_slam and rules.family == "oware":
-            text += ": a grand slam, which captures nothing"
-        if out.extra_turn:
-            text += ", and plays again"
+        extra: dict[str, Any] = {} if provisional is None else {"provisional": provisional}
         return self._event(
             "move",
             t,
@@ -619,195 +416,414 @@ class Referee:
             scores=list(after.stores),
             position=after.to_json(),
             to_move=after.to_move,
-            ply=len(self.moves) + 1,
-            text=text,
+            ply=len(self.moves),
+            text=wording.move_text(out, capture_missed=capture_missed),
+            **extra,
         )
 
-    def _unexplained(self, obs: Observation, seen: tuple[int | None, ...]) -> list[Event]:
-        rules = self.position.ruleset
-        expected = self.position.pits
-        counts = [s or 0 for s in seen]
-        # Seeds still in a hand mid-move: not a disturbance yet.
-        if self._phase in ("moving", "mistake") and sum(counts) < sum(expected):
+    def _game_over_events(self, t: float) -> list[Event]:
+        end = self.position.ending
+        if end is None:
             return []
-        key = ("disturbed", seen)
-        if key in self._emitted:
-            return []
-        self._emitted = {
-            k for k in self._emitted if not (isinstance(k, tuple) and k and k[0] == "disturbed")
-        }
-        self._emitted.add(key)
-        self._phase = "disturbed"
-        diff = [
-            {"pit": i, "name": rules.pit_name(i), "expected": e, "seen": s}
-            for i, (e, s) in enumerate(zip(expected, seen, strict=True))
-            if s != e
-        ]
-        listed = ", ".join(
-            f"pit {d['name']}: expected {d['expected']}, seen {d['seen']}" for d in diff
-        )
         return [
-            self._alert(
-                obs.t,
-                {
-                    "type": "board_disturbed",
-                    "key": key,
-                    "pits": [d["pit"] for d in diff],
-                    "diff": diff,
-                    "text": f"the board matches no legal move or known mistake: {listed}",
-                    "expected": self.position.to_text(),
-                    "seen": "-".join(str(c) for c in counts),
-                },
+            self._event(
+                "game_over", t, winner=end.winner, scores=list(end.scores), reason=end.reason, text=end.text
             )
         ]
 
-    def _stall_key(self, sowing: Hyp) -> tuple[Any, ...]:
-        # One question per move, closed like any "ambiguous" one (board_restored).
-        return ("ambiguous", "stalled", sowing.origin)
+    # -- provisional moves -------------------------------------------------------------------
+    def _provisional_events(self, t: float) -> list[Event]:
+        masses = self._tracker.masses()
+        done = [(m, r) for r, m in masses.items() if r is not None]
+        events: list[Event] = []
+        current = self._provisional
+        if current is not None and masses.get(current[0], 0.0) < 0.5:
+            events.append(self._withdrawn(t))
+            current = None
+        if done:
+            mass, record = max(done)
+            if mass >= self.provisional_mass and (current is None or current[0] != record):
+                if current is not None:
+                    events.append(self._withdrawn(t))
+                out = self._tracker.graph(()).outcome(record[0])
+                ev = self._event(
+                    "move_provisional",
+                    t,
+                    player=out.player,
+                    pit=out.pit,
+                    name=out.name,
+                    ply=len(self.moves) + 1,
+                    text=f"{wording.move_text(out, capture_missed=record[1])} (reading…)",
+                )
+                self._provisional = (record, ev.seq)
+                events.append(ev)
+        return events
 
-    def _stall_unasked(self) -> bool:
-        """A sowing stands still on a settled board and has not been asked about yet."""
-        stall = self._stall_since
-        return stall is not None and self._stall_key(stall[0]) not in self._emitted
-
-    def _stalled(self, obs: Observation, sowing: Hyp) -> list[Event]:
-        """A still board has shown the same sowing for ``stall_time``: seeds left in a hand,
-        or (a camera) piles the move has already sown into read a seed short, sure enough
-        that the move is not taken as done (see :meth:`_decide`). Without this the referee
-        waited without a word until the next move, or for ever after the last one
-        (bench/vision.py --games). Ask once to count the pits the rest of the sowing goes
-        into: counts that complete the move name it. The question stands, silently, while
-        the move is still being sown (part of it answered, or a seed more sown)."""
-        # The move with every seed sown: "sown" when it captures (listed before "complete"),
-        # which always differs from a sowing board (hypotheses.correct_hypotheses).
-        done = next(
-            h
-            for h in self._hyps or []
-            if h.origin == sowing.origin and h.kind in ("sown", "complete")
+    def _withdrawn(self, t: float) -> Event:
+        assert self._provisional is not None
+        record, seq = self._provisional
+        self._provisional = None
+        name = self.position.ruleset.pit_name(record[0])
+        return self._event(
+            "move_withdrawn", t, provisional=seq, pit=record[0], text=f"move {name} was not played"
         )
-        assert sowing.origin is not None
-        out = self.position.outcome(sowing.origin)
-        left = len(out.sown) - sowing.step
-        seeds, them = ("one seed", "it") if left == 1 else (f"{left} seeds", "them")
+
+    # -- alerts -------------------------------------------------------------------------------
+    def _mistake_alerts(self, t: float) -> list[Event]:
+        tracker = self._tracker
+        masses: dict[tuple[int, Any], float] = {}
+        makers: dict[tuple[int, Any], Any] = {}
+        for key, p in zip(tracker.keys, tracker.posterior(), strict=True):
+            stage = tracker.stage(key)
+            if stage.mistake is None:
+                continue
+            k = (len(self.moves) + len(key[0]), stage.mistake.key)
+            masses[k] = masses.get(k, 0.0) + float(p)
+            makers[k] = stage.mistake
+        events: list[Event] = []
+        for k, mass in masses.items():
+            if mass >= self.alert_mass and k not in self._emitted:
+                self._emitted.add(k)
+                events.append(self._alert(t, makers[k].alert()))
+        return events
+
+    def _capture_pending(self, t: float) -> list[Event]:
+        tracker = self._tracker
+        masses: dict[int, float] = {}
+        for (hist, skey), p in zip(tracker.keys, tracker.posterior(), strict=True):
+            if not hist and skey[0] == "cap":
+                masses[skey[1]] = masses.get(skey[1], 0.0) + float(p)
+        events: list[Event] = []
+        for m, mass in masses.items():
+            key = ("capture_pending", m)
+            if mass >= self.alert_mass and key not in self._emitted:
+                self._emitted.add(key)
+                out = tracker.graph(()).outcome(m)
+                rules = self.position.ruleset
+                pits = [p for p, _ in out.captures]
+                events.append(
+                    self._event(
+                        "capture_pending",
+                        t,
+                        move=out.pit,
+                        pits=pits,
+                        names=[rules.pit_name(p) for p in pits],
+                        captures=[[p, c] for p, c in out.captures],
+                        seeds=out.captured,
+                        text=wording.capture_pending_text(out),
+                    )
+                )
+        return events
+
+    # -- questions ----------------------------------------------------------------------------
+    def _classes(self) -> list[tuple[float, Any, int]]:
+        """(mass, class, best node) of each thing the board may show, most likely first."""
+        tracker = self._tracker
+        post = tracker.posterior()
+        mass: dict[Any, float] = {}
+        best: dict[Any, int] = {}
+        for i, key in enumerate(tracker.keys):
+            cls = self._class_of(key)
+            mass[cls] = mass.get(cls, 0.0) + float(post[i])
+            if cls not in best or post[i] > post[best[cls]]:
+                best[cls] = i
+        return sorted(((m, c, best[c]) for c, m in mass.items()), key=lambda x: -x[0])
+
+    def _class_of(self, key: NodeKey) -> tuple[Any, ...]:
+        hist, skey = key
+        if hist:
+            return ("done", hist[0])
+        kind = skey[0]
+        if kind == "idle":
+            return ("idle",)
+        if kind in ("sow", "cap"):
+            return ("move", skey[1])
+        mistake = self._tracker.stage(key).mistake
+        return ("mistake", mistake.key if mistake is not None else skey)
+
+    def _questions(self, obs: Observation) -> list[Event]:
+        if self._still_since is None:
+            return []
+        still_for = obs.t - self._still_since
+        classes = self._classes()
+        top_mass, top, a = classes[0]
+        tracker = self._tracker
+        if top[0] == "move" and tracker.stage(tracker.keys[a]).in_hand:
+            if top_mass >= self.alert_mass and still_for >= self.stall_time:
+                return self._stalled(obs.t, a)
+        if top_mass >= self.commit_mass or len(classes) < 2 or still_for < self.ambiguity_time:
+            return []
+        runner_mass, runner, b = classes[1]
+        if runner_mass < 1.0 - self.alert_mass or "mistake" in (top[0], runner[0]):
+            return []
+        board_a, board_b = tracker.stage(tracker.keys[a]).board, tracker.stage(tracker.keys[b]).board
+        if board_a == board_b:
+            moves = sorted({c[1][0] for c in (top, runner) if c[0] == "done"})
+            if len(moves) == 2:
+                return self._ask_which_move(obs.t, moves)
+            return []
+        key = ("ambiguous", len(self.moves), board_a, board_b)
+        what = (self._describe(tracker.keys[a]), self._describe(tracker.keys[b]))
+        return self._ask_to_count(obs.t, key, board_a, board_b, what, wording.doubt_text)
+
+    def _describe(self, key: NodeKey) -> str:
+        hist, skey = key
+        rules = self.position.ruleset
+        if hist:
+            return wording.describe_stage(rules, "done", hist[0][0])
+        move = skey[1] if len(skey) > 1 and isinstance(skey[1], int) else None
+        return wording.describe_stage(rules, skey[0], move)
+
+    def _stalled(self, t: float, node: int) -> list[Event]:
+        """A still board has shown the same move half sown for ``stall_time``: ask once to
+        count the pits the rest of the sowing goes into."""
+        tracker = self._tracker
+        hist, skey = tracker.keys[node]
+        m = int(skey[1])
+        key = ("ambiguous", "stalled", len(self.moves), m)
+        if key in self._emitted:
+            return []
+        graph = tracker.graph(())
+        out = graph.outcome(m)
+        done = graph.sown_board(m)
+        sowing = tracker.stage(tracker.keys[node]).board
+        left = len(out.sown) - int(skey[2]) if skey[0] == "sow" else 1
+        what = (wording.describe_stage(self.position.ruleset, "done", m), self._describe((hist, skey)))
         return self._ask_to_count(
-            obs,
-            self._stall_key(sowing),
+            t,
+            key,
             done,
             sowing,
-            lambda ask, what: (
-                f"move {out.name} has been {seeds} short of done for "
-                f"{self.stall_time:g} s: sow {them}, or count {ask} ({what})"
-            ),
-        )
-
-    def _ambiguous(self, obs: Observation, best: Hyp, second: Hyp) -> list[Event]:
-        return self._ask_to_count(
-            obs,
-            ("ambiguous", best.board, second.board),
-            best,
-            second,
-            lambda ask, what: (
-                f"count {ask}: the reading does not decide between two explanations ({what})"
-            ),
+            what,
+            lambda ask, pits: wording.stalled_text(out, left, self.stall_time, ask, pits),
         )
 
     def _ask_to_count(
         self,
-        obs: Observation,
+        t: float,
         key: tuple[Any, ...],
-        expected: Hyp,
-        seen: Hyp,
-        words: Callable[[str, str], str],
+        expected: Sequence[int],
+        seen: Sequence[int],
+        what: tuple[str, str],
+        words: Any,
     ) -> list[Event]:
-        """Say ``ambiguous`` once for ``key``: count the pits where the boards of ``expected``
-        and ``seen`` differ (``words(pits to count, what each would be)`` says it)."""
         if key in self._emitted:
             return []
         self._emitted.add(key)
-        self._phase = "ambiguous"
-        pits, options, ask, what = _differences(self.position.ruleset, expected.board, seen.board)
-        return [
-            self._alert(
-                obs.t,
-                {
-                    "type": "ambiguous",
-                    "key": key,
-                    "pits": pits,
-                    "options": options,
-                    "text": words(ask, what),
-                    "expected": self._describe(expected),
-                    "seen": self._describe(seen),
-                },
-            )
-        ]
-
-    def _ambiguous_moves(self, obs: Observation, moves: list[int]) -> list[Event]:
-        rules = self.position.ruleset
-        key = ("ambiguous", "moves", tuple(moves))
-        if key in self._emitted:
-            return []
-        self._emitted.add(key)
-        self._phase = "ambiguous"
-        listed = " and ".join(rules.pit_name(m) for m in moves)
-        return [
-            self._alert(
-                obs.t,
-                {
-                    "type": "ambiguous",
-                    "key": key,
-                    "pits": moves,
-                    "moves": moves,
-                    "text": f"moves {listed} leave the same board: confirm which was played",
-                    "expected": "one move",
-                    "seen": f"{listed} both fit",
-                },
-            )
-        ]
-
-    def _describe(self, h: Hyp) -> str:
-        rules = self.position.ruleset
-        if h.origin is None:
-            return "the board unchanged"
-        name = rules.pit_name(h.origin)
-        return {
-            "sowing": f"move {name} being sown",
-            "sown": f"move {name} sown, capture pending",
-            "capturing": f"move {name}, capture being taken",
-            "complete": f"move {name} played",
-        }.get(h.kind, f"a mistake ({h.kind.replace('_', ' ')}) with pit {name}")
-
-    # -- commands -------------------------------------------------------------
-    def command(self, cmd: Mapping[str, Any], t: float = 0.0) -> list[Event]:
-        """Carry out a command given as JSON (see :meth:`handle`); raises :class:`CommandError`."""
-        if not isinstance(cmd, Mapping) or not isinstance(cmd.get("command"), str):
-            raise CommandError('a command is an object with a "command" name')
-        name = cmd["command"]
-        t = float(cmd.get("t", t))
-        self._last_decided = None
-        try:
-            if name == "new_game":
-                return self.new_game(
-                    t,
-                    rules=cmd.get("rules"),
-                    options=cmd.get("options"),
-                    position=cmd.get("position"),
-                )
-            if name == "set_position":
-                return self.set_position(t, cmd.get("position"))
-            if name == "undo":
-                return self.undo(t)
-            if name == "confirm":
-                return self.confirm(
-                    t, pit=cmd.get("pit"), count=cmd.get("count"), move=cmd.get("move")
-                )
-            if name == "declare_cycle_end":
-                return self.declare_cycle_end(t)
-        except RulesError as exc:
-            raise CommandError(str(exc)) from None
-        raise CommandError(
-            f"unknown command {name!r}; commands: new_game, set_position, "
-            "undo, confirm, declare_cycle_end"
+        pits, options, ask, listed = wording.differences(self.position.ruleset, expected, seen)
+        ev = self._alert(
+            t,
+            {
+                "type": "ambiguous",
+                "pits": pits,
+                "options": options,
+                "text": words(ask, listed),
+                "expected": what[0],
+                "seen": what[1],
+            },
         )
+        self._question = ev["alert_id"]
+        return [ev]
+
+    def _ask_which_move(self, t: float, moves: list[int]) -> list[Event]:
+        key = ("ambiguous", "moves", len(self.moves), tuple(moves))
+        if key in self._emitted:
+            return []
+        self._emitted.add(key)
+        rules = self.position.ruleset
+        listed = " and ".join(rules.pit_name(m) for m in moves)
+        ev = self._alert(
+            t,
+            {
+                "type": "ambiguous",
+                "pits": moves,
+                "moves": moves,
+                "text": wording.twin_moves_text(rules, moves),
+                "expected": "one move",
+                "seen": f"{listed} both fit",
+            },
+        )
+        self._question = ev["alert_id"]
+        return [ev]
+
+    def _restored(self, t: float, alert_id: int, how: str) -> Event:
+        self.alerts = [a for a in self.alerts if a.get("alert_id") != alert_id]
+        if self._question == alert_id:
+            self._question = None
+        return self._event("board_restored", t, closes=alert_id, text=wording.resync_text(how))
+
+    # -- out of sync ----------------------------------------------------------------------------
+    def _root_deficit(self, ev: Evidence) -> float:
+        board = np.array(self.position.pits)
+        fit = float(ev.table[np.arange(len(board)), np.minimum(board, ev.table.shape[1] - 1)].sum())
+        return ev.ceiling - fit
+
+    def _diff(self, seen: Sequence[int | None]) -> list[dict[str, Any]]:
+        rules = self.position.ruleset
+        return [
+            {"pit": i, "name": rules.pit_name(i), "expected": e, "seen": s}
+            for i, (e, s) in enumerate(zip(self.position.pits, seen, strict=True))
+            if s is not None and s != e
+        ]
+
+    def _out_of_sync(self, t: float, cause: str, before: Position | None) -> list[Event]:
+        """Say once that the board shows nothing the game explains (see :class:`OutOfSync`)."""
+        seen = best_counts(self._readings(self._last_obs)) if self._last_obs else ()
+        diff = self._diff(seen)
+        events: list[Event] = []
+        if self._provisional is not None:
+            events.append(self._withdrawn(t))
+        if self._question is not None:
+            events.append(self._restored(t, self._question, ""))
+        alert = self._disturbed_alert(t, cause, seen, diff)
+        self._sync = OutOfSync(
+            alert["alert_id"], cause, tuple(seen), tuple((d["pit"], d["seen"]) for d in diff), before
+        )
+        return [*events, alert]
+
+    def _disturbed_alert(
+        self,
+        t: float,
+        cause: str,
+        seen: Sequence[int | None],
+        diff: list[dict[str, Any]],
+        **extra: Any,
+    ) -> Event:
+        return self._alert(
+            t,
+            {
+                "type": "board_disturbed",
+                "pits": [d["pit"] for d in diff],
+                "diff": diff,
+                "cause": cause,
+                "text": wording.out_of_sync_text(cause, diff),
+                "advice": wording.OUT_OF_SYNC_ADVICE[cause],
+                "expected": self.position.to_text(),
+                "seen": "-".join("?" if s is None else str(s) for s in seen),
+            },
+            **extra,
+        )
+
+    def _while_out_of_sync(self, obs: Observation, ev: Evidence) -> list[Event]:
+        sync = self._sync
+        assert sync is not None
+        if not ev.still:
+            return []
+        seen = best_counts(self._readings(obs))
+        if seen == sync.seen:
+            return []  # the board as it was when the game was lost: nothing new
+        tracker = self._tracker
+        saved = _Snapshot.of(tracker)
+        fit = tracker.update(ev, self._proposals(obs))
+        if fit.deficit <= -self.min_log_likelihood:
+            self._looked_at(obs)
+            self._sync = None
+            restored = self._restored(obs.t, sync.alert_id, "")
+            return [restored, *self._decide(obs, True)]
+        saved.restore(tracker)
+        found = self._search(ev, sync.before)
+        if found is not None:
+            return self._resync(obs, found, sync)
+        diff = self._diff(seen)
+        key = tuple((d["pit"], d["seen"]) for d in diff)
+        if key == sync.diff:
+            return []
+        sync.diff = key
+        sync.seen = tuple(seen)
+        return [self._disturbed_alert(obs.t, sync.cause, seen, diff, alert_id=sync.alert_id, update=True)]
+
+    def _search(self, ev: Evidence, before: Position | None) -> Found | None:
+        anchors = [Anchor("root", self.position, RESYNC_DEPTH)]
+        if before is not None and before != self.position:
+            anchors.append(Anchor("before", before, RESYNC_DEPTH))
+        start = Position.initial(self.position.ruleset)
+        if start != self.position:
+            anchors.append(Anchor("start", start, NEW_GAME_DEPTH))
+        return search(anchors, ev.table, floor=self.min_log_likelihood, margin=self.margin)
+
+    def _resync(self, obs: Observation, found: Found, sync: OutOfSync) -> list[Event]:
+        """The board shows ``found``: take up the game there and close the alert."""
+        t = obs.t
+        events: list[Event] = []
+        self._sync = None
+        if found.anchor.name == "start":
+            events += self._begin_game(t, found.anchor.position, auto=True)
+        elif found.anchor.name == "before":
+            events.append(self._correct(t, found.anchor.position, "resync"))
+        else:
+            self._tracker.reset(MoveGraph(self.position, self._last_move()))
+        for m in found.line:
+            events += self._confirm_record((m, False), t)
+        how = f"{len(found.line)} move(s) played meanwhile" if found.line else ""
+        self.alerts = [a for a in self.alerts if a.get("alert_id") != sync.alert_id]
+        events.append(self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how)))
+        ev, self._last_key = self._evidence(obs, True, self._still_since)
+        self._tracker.update(ev)
+        self._looked_at(obs)
+        return events
+
+    def _catch_up(self, obs: Observation, ev: Evidence) -> list[Event] | None:
+        """Nothing in the beam explains a still board: were moves played that it lost?"""
+        found = search(
+            [Anchor("root", self.position, RESYNC_DEPTH)],
+            ev.table,
+            floor=self.min_log_likelihood,
+            margin=self.margin,
+        )
+        if found is None or not found.line:
+            return None
+        self._tracker.reset(MoveGraph(self.position, self._last_move()))
+        events: list[Event] = []
+        for m in found.line:
+            events += self._confirm_record((m, False), obs.t)
+        self._tracker.update(ev)
+        self._looked_at(obs)
+        return events + self._decide(obs, True)
+
+    # -- a game ended ---------------------------------------------------------------------------
+    def _after_game(self, obs: Observation, settled: bool) -> list[Event]:
+        """After the game: watch for the players setting up the next one."""
+        if not settled:
+            return []
+        table = log_likelihood_table(self._readings(obs), self.position.ruleset.total_seeds)
+        start = Position.initial(self.position.ruleset)
+        found = search(
+            [Anchor("start", start, 1), Anchor("root", self.position, 0)],
+            table,
+            floor=NEW_GAME_FLOOR,
+            margin=self.margin,
+        )
+        if found is None or found.anchor.name != "start":
+            return []
+        events = self._begin_game(obs.t, start, auto=True)
+        for m in found.line:
+            events += self._confirm_record((m, False), obs.t)
+        return events
+
+    def _begin_game(self, t: float, start: Position, *, auto: bool) -> list[Event]:
+        self._reset_game(start)
+        extra = {"auto": True} if auto else {}
+        return [
+            self._event(
+                "new_game",
+                t,
+                position=start.to_json(),
+                rules=start.rules,
+                text=f"new game: {start.ruleset.describe()}",
+                **extra,
+            )
+        ]
+
+    # -- commands ------------------------------------------------------------------------------
+    def command(self, cmd: Mapping[str, Any], t: float = 0.0) -> list[Event]:
+        """Carry out a command given as JSON (:func:`core.referee.commands.run`); raises
+        :class:`CommandError`."""
+        if isinstance(cmd, Mapping) and "t" in cmd:
+            try:
+                t = float(cmd["t"])
+            except (TypeError, ValueError):
+                raise CommandError("'t' must be a number of seconds") from None
+        return commands.run(self, cmd, t)
 
     def new_game(
         self,
@@ -816,128 +832,121 @@ class Referee:
         options: Mapping[str, Any] | None = None,
         position: Any = None,
     ) -> list[Event]:
-        if position is not None:
-            start = _parse_position(position, rules or self.position.rules)
-        else:
-            ruleset = get_rules(rules or "abapa", **(options or {}))
-            start = Position.initial(ruleset)
-        self._reset_game(start)
-        return [
-            self._event(
-                "new_game",
-                t,
-                position=start.to_json(),
-                rules=start.rules,
-                text=f"new game: {start.ruleset.describe()}",
-            )
-        ]
+        start = commands.start_position(rules, options, position, self.position.ruleset)
+        before = self.position
+        events = self._begin_game(t, start, auto=False)
+        return events + self.check_board(t, "new_game", before)
 
     def set_position(self, t: float, position: Any) -> list[Event]:
         if position is None:
             raise CommandError("set_position needs a position (text form or JSON)")
-        new = _parse_position(position, self.position.ruleset)
+        new = commands.parse_position(position, self.position.ruleset)
+        before = self.position
+        events = [self._correct(t, new, "set_position")]
+        return events + self._game_over_events(t) + self.check_board(t, "set_position", before)
+
+    def _correct(self, t: float, new: Position, action: str) -> Event:
+        """Put ``new`` in place of the position by hand (a correction in the record)."""
         self._history.append((self.position, None))
-        self.position = new
-        self._new_position()
-        events = [
-            self._event(
-                "corrected",
-                t,
-                action="set_position",
-                position=new.to_json(),
-                text=f"position set by hand: {new.to_text()}",
-            )
-        ]
-        return events + self._game_over_events(t) + self._redecide()
+        self._tracker.reset(MoveGraph(new, None))
+        self._new_position(keep_counts=False)
+        self._sync = None
+        text = (
+            f"position set by hand: {new.to_text()}"
+            if action == "set_position"
+            else f"the board shows the game before the last correction: {new.to_text()}"
+        )
+        return self._event("corrected", t, action=action, position=new.to_json(), text=text)
 
     def undo(self, t: float) -> list[Event]:
         if not self._history:
             raise CommandError("nothing to undo")
+        before = self.position
         previous, out = self._history.pop()
         if out is not None and self.moves and self.moves[-1] is out:
             self.moves.pop()
-        self.position = previous
-        self._new_position()
+        self._tracker.reset(MoveGraph(previous, self._last_move()))
+        self._new_position(keep_counts=False)
+        self._sync = None
         what = f"move {out.name} taken back" if out is not None else "correction taken back"
-        return [
-            self._event(
-                "corrected",
-                t,
-                action="undo",
-                position=previous.to_json(),
-                text=f"{what}; position {previous.to_text()}",
-            )
-        ]  # not re-judged on the last reading: the players now put the board back
+        ev = self._event(
+            "corrected",
+            t,
+            action="undo",
+            position=previous.to_json(),
+            text=f"{what}; position {previous.to_text()}",
+        )
+        return [ev, *self.check_board(t, "undo", before)]
 
-    def confirm(
-        self, t: float, *, pit: Any = None, count: Any = None, move: Any = None
-    ) -> list[Event]:
+    def confirm(self, t: float, *, pit: Any = None, count: Any = None, move: Any = None) -> list[Event]:
         rules = self.position.ruleset
         if move is not None:
-            if isinstance(move, str):
-                from core.notation import parse_move
-
-                move = parse_move(move, rules.players)
-            if (
-                isinstance(move, bool)
-                or not isinstance(move, int)
-                or not self.position.is_legal(move)
-            ):
-                raise CommandError(f"move {move!r} is not legal here")
-            ev = self._event(
-                "confirmed", t, move=move, text=f"move {rules.pit_name(move)} confirmed"
-            )
-            return [ev, *self._confirm_move(t, move)]
-        if isinstance(pit, str):
-            from core.notation import parse_move
-
-            pit = parse_move(pit, rules.players)
-        if isinstance(pit, bool) or not isinstance(pit, int) or not 0 <= pit < rules.num_pits:
-            raise CommandError("confirm needs a pit index (or name) and its count, or a move")
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise CommandError("confirm needs the number of seeds counted in the pit")
-        read = None if self._last_sig is None else self._last_sig[pit]
-        self._overrides[pit] = Counted(count, read, len(self.moves))
-        self._last_decided = None  # the same reading now means something else
+            m = commands.move_pit(move, self.position)
+            ev = self._event("confirmed", t, move=m, text=f"move {rules.pit_name(m)} confirmed")
+            events = [ev, *self._confirm_record((m, False), t)]
+            if self._sync is not None:
+                events.append(self._restored(t, self._sync.alert_id, ""))
+                self._sync = None
+            return events
+        p, c = commands.counted_pit(pit, count, self.position)
+        read = None if self._last_sig is None else self._last_sig[p]
+        self._overrides[p] = Counted(c, read, len(self.moves))
         ev = self._event(
-            "confirmed",
-            t,
-            pit=pit,
-            name=rules.pit_name(pit),
-            count=count,
-            text=f"pit {rules.pit_name(pit)} counted: {count} seeds",
+            "confirmed", t, pit=p, name=rules.pit_name(p), count=c, text=f"pit {rules.pit_name(p)} counted: {c} seeds"
         )
         return [ev, *self._redecide()]
 
     def declare_cycle_end(self, t: float) -> list[Event]:
-        try:
-            ended = self.position.declare_cycle_end()
-        except IllegalMoveError as exc:
-            raise CommandError(str(exc)) from None
+        ended = self.position.declare_cycle_end()
         self._history.append((self.position, None))
-        self.position = ended
-        self._new_position()
+        self._tracker.reset(MoveGraph(ended, None))
+        self._new_position(keep_counts=False)
+        self._sync = None
         ev = self._event(
             "corrected",
             t,
             action="declare_cycle_end",
             position=ended.to_json(),
-            text="endless cycle declared: each player takes the seeds on their side",
+            text="endless cycle declared: each player takes the seeds on their own side",
         )
         return [ev, *self._game_over_events(t)]
 
-    def _redecide(self) -> list[Event]:
-        """Look at the last observation again in the light of a command."""
+    def check_board(self, t: float, cause: str, before: Position | None) -> list[Event]:
+        """After a command: does the board show the position it set? If the last reading is
+        still, say so now if not; otherwise look at the next still board."""
+        self._last_key = None
         obs = self._last_obs
-        if obs is None or self.position.is_over or None in best_counts(obs.pits):
+        if self.position.is_over or obs is None:
             return []
-        self._told = True
-        try:
-            return self._decide(obs)
-        finally:
-            self._told = False
+        sig = best_counts(self._readings(obs))
+        settled = self._still_since is not None and None not in sig
+        if not settled:
+            self._pending_check = (cause, before)
+            return []
+        ev, _ = self._evidence(obs, True, self._still_since)
+        if self._root_deficit(ev) <= -self.min_log_likelihood:
+            return []
+        return self._out_of_sync(t, cause, before)
 
-    # -- views -------------------------------------------------------------
+    def _redecide(self) -> list[Event]:
+        """Look at the last observation again in the light of a person's count."""
+        obs = self._last_obs
+        if obs is None or self.position.is_over or None in best_counts(self._readings(obs)):
+            return []
+        self._last_key = None
+        settled = self._still_since is not None
+        if self._sync is not None:
+            return self._while_out_of_sync(obs, self._evidence(obs, settled, self._still_since)[0])
+        return self._judge(obs, settled, self._still_since)
+
+    def _last_move(self) -> MoveOutcome | None:
+        """The move that made the current position, if the last thing that happened was a
+        move (not a correction)."""
+        if self.moves and self._history and self._history[-1][1] is self.moves[-1]:
+            return self.moves[-1]
+        return None
+
+    # -- views ---------------------------------------------------------------------------------
     def record(self, tags: Mapping[str, str] | None = None) -> GameRecord:
         """The game as a record, from the last position the rules cannot reach by moves
         alone (the start, a position set by hand, a missed capture's board) to now."""
@@ -956,6 +965,10 @@ class Referee:
         """The whole game as JSON, for a dashboard connecting mid-game."""
         rules = self.position.ruleset
         end = self.position.ending
+        provisional = None
+        if self._provisional is not None:
+            record, seq = self._provisional
+            provisional = {"pit": record[0], "name": rules.pit_name(record[0]), "seq": seq}
         return {
             "position": self.position.to_json(),
             "text": self.position.to_text(),
@@ -977,45 +990,31 @@ class Referee:
                 }
                 for o in self.moves
             ],
+            "provisional": provisional,
             "alerts": [a.to_json() for a in self.alerts],
             "game_over": None
             if end is None
-            else {
-                "winner": end.winner,
-                "scores": list(end.scores),
-                "reason": end.reason,
-                "text": end.text,
-            },
+            else {"winner": end.winner, "scores": list(end.scores), "reason": end.reason, "text": end.text},
             "seq": self._seq,
         }
 
 
-def _parse_position(position: Any, rules: Any) -> Position:
-    try:
-        if isinstance(position, str):
-            return Position.from_text(position, rules)
-        if isinstance(position, Mapping):
-            data = dict(position)
-            if "rules" not in data and not isinstance(rules, str):
-                return Position(
-                    rules, list(data["pits"]), list(data["stores"]), int(data.get("to_move", 0))
-                )
-            data.setdefault("rules", rules if isinstance(rules, str) else "abapa")
-            return Position.from_json(data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CommandError(f"bad position: {exc}") from None
-    raise CommandError("a position is given as its text form or as JSON")
+class _Snapshot:
+    """The tracker's beam, to put back when an observation turns out to tell nothing."""
 
+    __slots__ = ("arrays", "keys")
 
-@dataclass(frozen=True, slots=True)
-class Counted:
-    """A pit a person counted (``Referee.confirm``)."""
+    def __init__(self, keys: list[NodeKey], arrays: tuple[Any, ...]) -> None:
+        self.keys = keys
+        self.arrays = arrays
 
-    count: int
-    read: int | None
-    """The reading's most likely count then; None: a hand hid the pit (counting it)."""
-    ply: int
-    """Moves confirmed when it was given: it was about the board of the next one."""
+    @classmethod
+    def of(cls, t: Tracker) -> _Snapshot:
+        return cls(t.keys, (t.prior, t.closed, t.open, t.boards, t.in_hand))
+
+    def restore(self, t: Tracker) -> None:
+        t.keys = self.keys
+        t.prior, t.closed, t.open, t.boards, t.in_hand = self.arrays
 
 
 def _counts_still_standing(
@@ -1039,64 +1038,3 @@ def _counts_still_standing(
             continue
         kept[pit] = Counted(c.count, now, c.ply)
     return kept
-
-
-def _differences(
-    rules: RuleSet, a: tuple[int, ...], b: tuple[int, ...]
-) -> tuple[list[int], list[dict[str, Any]], str, str]:
-    """Where boards ``a`` and ``b`` differ: the pits; for each, the counts a person's count
-    would choose between (an ``ambiguous`` alert's ``options``); and, in words, the pits to
-    count ("pit D and pit E") and what each would be ("D: 4 or 5, E: 4 or 5"), the first
-    three."""
-    pits = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-    options = [{"pit": p, "name": rules.pit_name(p), "counts": sorted({a[p], b[p]})} for p in pits]
-    ask = " and ".join(f"pit {rules.pit_name(p)}" for p in pits[:3])
-    what = ", ".join(f"{rules.pit_name(p)}: {a[p]} or {b[p]}" for p in pits[:3])
-    return pits, options, ask, what
-
-
-def _action(h: Hyp) -> tuple[Any, ...]:
-    """What the referee would do if ``h`` were true: hypotheses with the same action are
-    one explanation (seed 3 or seed 4 of the same sowing: either way, wait)."""
-    if h.kind == "idle":
-        return ("idle",)
-    if h.kind in ("sown", "capturing"):
-        return ("sown", h.origin)
-    if h.alert is not None:
-        return ("alert", h.alert.key)
-    return (h.kind, h.origin)
-
-
-def _top_two(
-    hyps: list[Hyp], scores: np.ndarray[Any, Any], actions: np.ndarray[Any, Any]
-) -> tuple[tuple[float, Hyp], tuple[float, Hyp | None]]:
-    """The best hypothesis, and the best one that would lead to a different action."""
-    best = int(np.argmax(scores))
-    others = np.where(actions != actions[best], scores, -np.inf)
-    second = int(np.argmax(others))
-    runner: tuple[float, Hyp | None] = (
-        (float(others[second]), hyps[second])
-        if np.isfinite(others[second])
-        else (float("-inf"), None)
-    )
-    return (float(scores[best]), hyps[best]), runner
-
-
-def _completion(
-    sowing: Hyp, hyps: list[Hyp], scores: np.ndarray[Any, Any], floor: float
-) -> Hyp | None:
-    """The hypothesis that ``sowing`` (one seed short) completes, if it scores above ``floor``."""
-    for i in np.flatnonzero(scores > floor):  # a handful: the loop below is plain Python
-        if _only_the_last_seed(hyps[int(i)], sowing):
-            return hyps[int(i)]
-    return None
-
-
-def _only_the_last_seed(best: Hyp, second: Hyp) -> bool:
-    """Whether ``best`` completes the very move that ``second`` shows one seed short of done."""
-    if best.origin is None or best.origin != second.origin or second.kind != "sowing":
-        return False
-    if best.kind not in ("complete", "sown"):
-        return False
-    differ = [i for i, (a, b) in enumerate(zip(best.board, second.board, strict=True)) if a != b]
-    return len(differ) == 1 and best.board[differ[0]] == second.board[differ[0]] + 1

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 
 from core.observation import Observation, PitReading
 from core.position import Position
-from core.referee.hypotheses import mistaken_path, sowing_boards, stores_without_capture
+from core.referee.mistakes import mistaken_path
+from core.referee.stages import sowing_boards, stores_without_capture
 
 MISTAKES = (
     "illegal_move",  # the mover lifts a pit they may not play, then puts it back

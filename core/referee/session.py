@@ -31,7 +31,8 @@ from typing import Any
 
 from core.position import Position
 from core.referee.events import Event
-from core.referee.referee import CommandError, Referee
+from core.referee.commands import CommandError
+from core.referee.referee import Referee
 
 FORMAT = "oware-observations"
 VERSION = 1
@@ -63,8 +64,20 @@ def referee_from_header(header: Mapping[str, Any]) -> Referee:
     except (KeyError, ValueError) as exc:
         raise SessionError(f"line 1: bad start position: {exc}") from None
     settings = header.get("referee") or {}
-    allowed = {"settle_time", "margin", "min_log_likelihood", "ambiguity_time", "stall_time"}
-    return Referee(start, **{k: float(v) for k, v in settings.items() if k in allowed})
+    allowed = {
+        "settle_time",
+        "margin",
+        "min_log_likelihood",
+        "ambiguity_time",
+        "stall_time",
+        "commit",
+        "alert",
+        "provisional",
+        "sees_hands",
+    }
+    return Referee(
+        start, **{k: v if isinstance(v, bool) else float(v) for k, v in settings.items() if k in allowed}
+    )
 
 
 def line_kind(line: Mapping[str, Any]) -> str:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from core import Observation, Position
 from core.referee import CommandError, Event, Referee
-from core.referee.hypotheses import sowing_boards
+from core.referee.stages import sowing_boards
 from core.referee.referee import Counted, _counts_still_standing
 from core.referee.scenarios import (
     EXPECTED_EVENT,

@@ -1,0 +1,105 @@
+"""Finding the game again: which known position a still board shows.
+
+When no history in the tracker explains the board, the referee says so once
+and keeps looking (:mod:`core.referee.referee`). The board may show
+
+* a position a few moves on from the last certain one (moves played while the
+  board could not be read, or while a person's correction disagreed with it);
+* the start of a new game (the players started again);
+* the position a person set, or the one before a correction they made.
+
+Each of those is an *anchor*; :func:`search` scores every line of up to
+``depth`` moves from each anchor against the reading and returns the one that
+explains it clearly, if any.
+
+>>> from core import Position
+>>> from core.referee.likelihood import log_likelihood_table
+>>> start = Position.initial()
+>>> seen = start.play(5).play(6).pits
+>>> found = search([Anchor("root", start, 3)], log_likelihood_table(seen, 48))
+>>> found.anchor.name, found.line
+('root', (5, 6))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from core.position import Position
+from core.referee.likelihood import score_boards
+
+#: Log prior of each move of a line (more unseen moves are less likely).
+PER_MOVE = -1.5
+#: How far a line's fit may fall below the reading's own best board.
+FLOOR = -8.0
+#: How much better than any other board the found one must explain the reading.
+MARGIN = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A position the board may show, or have gone on from by up to ``depth`` moves."""
+
+    name: str
+    """``root``, ``before`` (the position before a person's correction) or ``start``."""
+    position: Position
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    anchor: Anchor
+    line: tuple[int, ...]
+    position: Position
+    score: float
+
+
+def lines(pos: Position, depth: int) -> Iterator[tuple[tuple[int, ...], Position]]:
+    """The position itself and every line of up to ``depth`` legal moves from it."""
+    yield (), pos
+    frontier: list[tuple[tuple[int, ...], Position]] = [((), pos)]
+    for _ in range(depth):
+        nxt: list[tuple[tuple[int, ...], Position]] = []
+        for line, p in frontier:
+            if p.is_over:
+                continue
+            for m in p.legal_moves():
+                q = p.play(m)
+                nxt.append(((*line, m), q))
+                yield (*line, m), q
+        frontier = nxt
+
+
+def search(
+    anchors: Sequence[Anchor],
+    table: npt.NDArray[np.float64],
+    *,
+    floor: float = FLOOR,
+    margin: float = MARGIN,
+) -> Found | None:
+    """The line from an anchor whose position explains the reading ``table`` clearly."""
+    found: list[tuple[Anchor, tuple[int, ...], Position]] = []
+    for anchor in anchors:
+        found.extend((anchor, line, q) for line, q in lines(anchor.position, anchor.depth))
+    if not found:
+        return None
+    boards = np.array([q.pits for _, _, q in found], dtype=np.int64)
+    scores = score_boards(table, boards) + PER_MOVE * np.array([len(line) for _, line, _ in found])
+    scores = scores - float(table.max(axis=1).sum())
+    order = np.argsort(-scores, kind="stable")
+    best = int(order[0])
+    top = float(scores[best])
+    if top < floor:
+        return None
+    runner = next(
+        (float(scores[i]) for i in order[1:] if found[int(i)][2].pits != found[best][2].pits),
+        float("-inf"),
+    )
+    if top - runner < margin:
+        return None
+    anchor, line, q = found[best]
+    return Found(anchor, line, q, top)

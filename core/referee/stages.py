@@ -1,0 +1,455 @@
+"""The stages a board passes through while one move is played, correct and mistaken.
+
+From a position, before the next one, the board passes through a few states:
+a pit lifted, then one seed more at a time, the capture pending, then its pits
+taken one by one. The mistakes players make (:mod:`core.referee.mistakes`) are
+more stages: a pit lifted that may not be played, seeds sown the wrong way, a
+capture taken wrongly. A :class:`MoveGraph` holds the stages of one position,
+each with its board and whether seeds are still in a hand, and says where play
+can go from each (:meth:`MoveGraph.reach`). The tracker
+(:mod:`core.referee.tracker`) strings graphs together into game histories.
+
+Stage keys are tuples of strings and ints, so that the tracker's state can be
+written as JSON:
+
+* ``("idle",)``: the position itself, nothing lifted;
+* ``("sow", m, k)``: move ``m`` lifted and ``k`` of its seeds sown;
+* ``("cap", m, taken)``: move ``m`` sown, its capture pending, the pits ``taken``
+  (a sorted tuple, never all of them) already emptied;
+* ``("bad", m, kind, i, k)``: move ``m`` sown wrongly from its seed ``i`` on
+  (``kind`` of :func:`core.referee.mistakes.mistaken_path`), ``k`` seeds down;
+* ``("lift", o, k)``: pit ``o``, which may not be played, lifted (``k`` = 0) or
+  sown (``k`` = 1);
+* ``("wrongcap", m, removed)``: move ``m`` sown and the pits ``removed`` taken,
+  some of them wrongly; ``("taken", removed)``: the same after the move that led
+  to this position was done (seeds taken on the next player's turn).
+
+A move done leaves the graph by an :class:`Exit`: to the next position's
+``idle`` stage, or, when the next player starts playing with the capture still
+on the board, to that player's move from the board as it physically is (a
+missed capture).
+
+>>> from core import Position
+>>> g = MoveGraph(Position.initial())
+>>> g.stage(("sow", 5, 2)).board
+(4, 4, 4, 4, 4, 0, 5, 5, 4, 4, 4, 4)
+>>> [(key, round(cost, 2)) for key, cost in g.reach(("sow", 5, 2))[0] if key[0] == "sow"]
+[(('sow', 5, 2), 0.0), (('sow', 5, 3), -0.05)]
+>>> sorted({key[2] for key, _ in g.reach(("sow", 5, 2))[0] if key[0] == "bad"})
+['double', 'skip']
+>>> [(e.record, round(cost, 2)) for e, cost in g.reach(("sow", 5, 2))[1]]
+[((5, False), -0.1)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from core.errors import InvalidPositionError
+from core.position import MoveOutcome, Position
+from core.referee import mistakes
+from core.referee.mistakes import Mistake
+
+StageKey = tuple[Any, ...]
+Record = tuple[int, bool]
+"""A move done: its pit, and whether its capture was left on the board."""
+
+#: Log prior of a move begun (a pit lifted): play goes on only when the board says so.
+LIFT = -0.5
+#: Log prior of each further seed sown or pit taken.
+STEP = -0.05
+#: Log prior of a mistake: a referee assumes good play first.
+MISTAKE = -5.0
+#: Wrong captures seen only after the move was done are rarer than a lift by the next
+#: player; taken from the mover's own side, rarer still.
+LATE_CAPTURE = -1.0
+OWN_SIDE = -2.5
+#: After a missed capture, lifting a pit that was to be captured (it looks just like the
+#: capture being taken, and the player would be lifting the seeds they should have lost).
+UNTOUCHABLE = -3.0
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One state of the board between two positions."""
+
+    key: StageKey
+    board: tuple[int, ...]
+    in_hand: bool
+    """Seeds are in a hand, still to go onto the board."""
+    move: int | None
+    """The pit being played (None: nothing lifted)."""
+    mistake: Mistake | None = None
+
+    @property
+    def kind(self) -> str:
+        return str(self.key[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """A move done: play goes on in the position after ``record``."""
+
+    record: Record
+
+    @property
+    def missed(self) -> bool:
+        return self.record[1]
+
+
+Reach = tuple[list[tuple[StageKey, float]], list[tuple[Exit, float]]]
+
+
+def sowing_boards(
+    before: Sequence[int], origin: int, path: Sequence[int], relay_steps: Sequence[int] = ()
+) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """(seeds sown, board) after lifting ``origin`` and after each seed of ``path``.
+
+    Store slots (< 0) do not change the board; relay pickups empty their pit
+    right after the seed that triggered them.
+    """
+    board = list(before)
+    board[origin] = 0
+    yield 0, tuple(board)
+    relays = set(relay_steps)
+    for k, slot in enumerate(path, 1):
+        if slot >= 0:
+            board[slot] += 1
+        if k in relays:
+            board[slot] = 0
+        yield k, tuple(board)
+
+
+def stores_without_capture(out: MoveOutcome) -> list[int]:
+    """The stores after ``out`` as if its capture had not been taken (a missed capture)."""
+    stores = list(out.position.stores)
+    stores[out.player] -= out.captured
+    return stores
+
+
+def missed_capture_position(out: MoveOutcome) -> Position | None:
+    """The position when the next player plays on with the capture of ``out`` left on the
+    board (None if that is not a position: it never is for a move without capture)."""
+    if not out.captures:
+        return None
+    try:
+        return Position(
+            out.before.ruleset,
+            mistakes.sown_board(out),
+            stores_without_capture(out),
+            out.position.to_move,
+        )
+    except InvalidPositionError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Move:
+    """The correct stages of one legal move."""
+
+    out: MoveOutcome
+    sowing: tuple[tuple[int, StageKey], ...]
+    """(seeds sown, key) of each sowing stage with seeds still in hand."""
+    captures: tuple[int, ...]
+    """The pits its capture takes (empty: none, or its board never differs)."""
+    sown: tuple[int, ...]
+
+
+def _has_pit(slots: Sequence[int]) -> bool:
+    return any(s >= 0 for s in slots)
+
+
+class MoveGraph:
+    """Every stage of play from ``position`` until the next position (see the module)."""
+
+    def __init__(
+        self,
+        position: Position,
+        last: MoveOutcome | None = None,
+        *,
+        untouchable: Sequence[int] = (),
+    ) -> None:
+        self.position = position
+        self.last = last
+        self.untouchable = frozenset(untouchable)
+        """Pits a player is unlikely to lift to play: after a missed capture, the pits that
+        were to be taken (lifting one looks exactly like taking it)."""
+        """The move that led here, if one did (its wrong captures are seen here)."""
+        self.n = position.ruleset.num_pits
+        self._stages: dict[StageKey, Stage] = {("idle",): Stage(("idle",), position.pits, False, None)}
+        self._moves: dict[int, _Move] = {}
+        self._reach: dict[StageKey, Reach] = {}
+        self._mistakes: dict[int, list[mistakes.SowingMistake]] | None = None
+        self._lifts: list[int] = []
+        for m in position.legal_moves():
+            self._add_move(position.outcome(m))
+
+    # -- building -------------------------------------------------------------------
+    def _add(self, stage: Stage) -> None:
+        self._stages.setdefault(stage.key, stage)
+
+    def _add_move(self, out: MoveOutcome) -> None:
+        m, path = out.pit, out.sown
+        final = out.position.pits
+        sown = mistakes.sown_board(out)
+        sowing: list[tuple[int, StageKey]] = []
+        for k, board in sowing_boards(self.position.pits, m, path, out.relay_steps):
+            if k == len(path):
+                break
+            # Seeds still to go into a store leave the board as it will end: such a board
+            # means the move is over, not "seeds still in hand".
+            if board in (sown, final) or not _has_pit(path[k:]):
+                continue
+            key = ("sow", m, k)
+            self._add(Stage(key, board, True, m))
+            sowing.append((k, key))
+        captures: tuple[int, ...] = ()
+        if out.captures and sown != final:
+            captures = tuple(sorted({p for p, _ in out.captures}))
+            for size in range(len(captures)):
+                for taken in combinations(captures, size):
+                    board = list(sown)
+                    for p in taken:
+                        board[p] = 0
+                    self._add(Stage(("cap", m, taken), tuple(board), False, m))
+        self._moves[m] = _Move(out, tuple(sowing), captures, sown)
+
+    def _build_mistakes(self) -> dict[int, list[mistakes.SowingMistake]]:
+        if self._mistakes is None:
+            self._mistakes = {}
+            pos = self.position
+            for m, mv in self._moves.items():
+                variants = list(mistakes.sowing_mistakes(mv.out))
+                self._mistakes[m] = variants
+                for v in variants:
+                    boards = dict(sowing_boards(pos.pits, m, v.path))
+                    for k in range(v.wrong_index + 1, len(v.path) + 1):
+                        key = ("bad", m, v.kind, v.wrong_index, k)
+                        in_hand = k < len(v.path) and _has_pit(v.path[k:])
+                        self._add(Stage(key, boards[k], in_hand, m, v.mistake))
+            if not pos.is_over:
+                for o, seeds in enumerate(pos.pits):
+                    if seeds == 0 or o in self._moves:
+                        continue
+                    mistake = mistakes.illegal_lift(pos, o)
+                    boards = list(sowing_boards(pos.pits, o, mistakes.illegal_lift_path(pos, o)))
+                    self._add(Stage(("lift", o, 0), boards[0][1], True, o, mistake))
+                    self._add(Stage(("lift", o, 1), boards[-1][1], False, o, mistake))
+                    self._lifts.append(o)
+        return self._mistakes
+
+    def stage(self, key: StageKey) -> Stage:
+        """The stage of ``key``; mistaken stages are built on first use."""
+        found = self._stages.get(key)
+        if found is None:
+            kind = key[0]
+            if kind in ("bad", "lift"):
+                self._build_mistakes()
+            elif kind == "wrongcap":
+                self._add_wrong_capture(int(key[1]), tuple(key[2]))
+            elif kind == "taken":
+                self._add_taken(tuple(key[1]))
+            found = self._stages.get(key)
+            if found is None:
+                raise KeyError(key)
+        return found
+
+    def outcome(self, move: int) -> MoveOutcome:
+        return self._moves[move].out
+
+    def sown_board(self, move: int) -> tuple[int, ...]:
+        return self._moves[move].sown
+
+    @property
+    def moves(self) -> list[int]:
+        return list(self._moves)
+
+    # -- wrong captures (proposed from what the reading shows) ------------------------
+    def propose_wrong_capture(
+        self, key: StageKey, seen: Sequence[int | None]
+    ) -> tuple[StageKey, float] | None:
+        """A wrong capture the reading ``seen`` shows, reached from stage ``key``, and its
+        prior; None if the reading shows none."""
+        if key[0] == "cap":
+            m = int(key[1])
+            mv = self._moves[m]
+            removed = mistakes.wrong_capture_removed(mv.out, mv.sown, seen)
+            if removed is None:
+                return None
+            return ("wrongcap", m, removed), MISTAKE
+        if key[0] == "idle" and self.last is not None:
+            last = self.last
+            removed = mistakes.wrong_capture_removed(last, mistakes.sown_board(last), seen)
+            if removed is None:
+                return None
+            allowed = {p for p, _ in last.captures}
+            wrong = [p for p in removed if p not in allowed]
+            prior = MISTAKE + LATE_CAPTURE
+            if any(self.position.ruleset.owner(p) == last.player for p in wrong):
+                prior += OWN_SIDE
+            return ("taken", removed), prior
+        return None
+
+    def _add_wrong_capture(self, m: int, removed: tuple[int, ...]) -> None:
+        mv = self._moves[m]
+        board = list(mv.sown)
+        for p in removed:
+            board[p] = 0
+        mistake = mistakes.wrong_capture(mv.out, mv.sown, removed)
+        self._add(Stage(("wrongcap", m, removed), tuple(board), False, m, mistake))
+
+    def _add_taken(self, removed: tuple[int, ...]) -> None:
+        assert self.last is not None
+        sown = mistakes.sown_board(self.last)
+        board = list(sown)
+        for p in removed:
+            board[p] = 0
+        mistake = mistakes.wrong_capture(self.last, sown, removed)
+        self._add(Stage(("taken", removed), tuple(board), False, self.last.pit, mistake))
+
+    # -- where play goes ------------------------------------------------------------------
+    def reach(self, key: StageKey) -> Reach:
+        """The stages play can reach from ``key`` before the next position, each with the
+        log prior of getting there (0 for staying), and the ways out of the graph (moves
+        done) with theirs.
+
+        From a correct stage: the rest of its move, and its mistakes from the seed in
+        hand on (the first wrong seed, and that wrong sowing finished). From a mistake:
+        the rest of it, and the board put back (the position, or, for one wrong seed,
+        that seed moved where it belonged). Cached per stage.
+        """
+        cached = self._reach.get(key)
+        if cached is None:
+            cached = self._reach[key] = self._compute_reach(key)
+        return cached
+
+    def _compute_reach(self, key: StageKey) -> Reach:
+        kind = key[0]
+        stages: list[tuple[StageKey, float]] = [(key, 0.0)]
+        exits: list[tuple[Exit, float]] = []
+        if kind == "idle":
+            if self.position.is_over:
+                return stages, exits
+            self._build_mistakes()
+            for m in self._moves:
+                self._rest_of_move(m, -1, self.lift_cost(m), stages, exits, with_mistakes=True)
+            for o in self._lifts:
+                stages.append((("lift", o, 0), MISTAKE))
+                stages.append((("lift", o, 1), MISTAKE + STEP))
+        elif kind == "sow":
+            m, k = int(key[1]), int(key[2])
+            self._build_mistakes()
+            stages.pop()  # _rest_of_move lists it again, at no cost
+            self._rest_of_move(m, k, 0.0, stages, exits, with_mistakes=True, from_step=k)
+        elif kind == "cap":
+            m, taken = int(key[1]), tuple(key[2])
+            mv = self._moves[m]
+            for t2 in self._cap_keys(mv):
+                if set(taken) < set(t2):
+                    stages.append((("cap", m, t2), STEP * (len(t2) - len(taken))))
+            exits.append((Exit((m, False)), STEP * (len(mv.captures) - len(taken))))
+            if not taken:
+                exits.append((Exit((m, True)), MISTAKE))
+        elif kind == "bad":
+            m, bad_kind, i, k = int(key[1]), str(key[2]), int(key[3]), int(key[4])
+            variant = next(
+                v for v in self._build_mistakes()[m] if v.kind == bad_kind and v.wrong_index == i
+            )
+            for k2 in range(k + 1, len(variant.path) + 1):
+                stages.append((("bad", m, bad_kind, i, k2), STEP * (k2 - k)))
+            stages.append((("idle",), 0.0))
+            if k == i + 1:
+                # The wrong seed moved to where it belonged: the sowing goes on correctly.
+                self._after_seeds(m, i + 1, 0.0, stages, exits)
+        elif kind == "lift":
+            if int(key[2]) == 0:
+                stages.append((("lift", key[1], 1), STEP))
+            stages.append((("idle",), 0.0))
+        elif kind == "wrongcap":
+            m = int(key[1])
+            stages.append((("cap", m, ()), 0.0))
+            exits.append((Exit((m, False)), 0.0))
+        elif kind == "taken":
+            stages.append((("idle",), 0.0))
+        return stages, exits
+
+    def lift_cost(self, move: int) -> float:
+        """The log prior of lifting ``move`` to play it."""
+        return LIFT + (UNTOUCHABLE if move in self.untouchable else 0.0)
+
+    @staticmethod
+    def _cap_keys(mv: _Move) -> Iterator[tuple[int, ...]]:
+        for size in range(len(mv.captures)):
+            yield from combinations(mv.captures, size)
+
+    def _rest_of_move(
+        self,
+        m: int,
+        k0: int,
+        base: float,
+        stages: list[tuple[StageKey, float]],
+        exits: list[tuple[Exit, float]],
+        *,
+        with_mistakes: bool,
+        from_step: int | None = None,
+    ) -> None:
+        """Stages of move ``m`` after ``k0`` seeds (-1: not lifted yet), at log prior
+        ``base`` for where it stands now."""
+        mv = self._moves[m]
+        start = 0 if k0 < 0 else k0
+        for k, key in mv.sowing:
+            if k >= start:
+                stages.append((key, base + STEP * (k - start)))
+        n = len(mv.out.sown)
+        if mv.captures:
+            for taken in self._cap_keys(mv):
+                stages.append((("cap", m, taken), base + STEP * (n - start + len(taken))))
+            exits.append((Exit((m, False)), base + STEP * (n - start + len(mv.captures))))
+            exits.append((Exit((m, True)), base + STEP * (n - start) + MISTAKE))
+        else:
+            exits.append((Exit((m, False)), base + STEP * (n - start)))
+        if not with_mistakes or self._mistakes is None:
+            return
+        for v in self._mistakes[m]:
+            if v.wrong_index < start:
+                continue
+            cost = base + STEP * (v.wrong_index - start) + MISTAKE
+            end = len(v.path)
+            stages.append((("bad", m, v.kind, v.wrong_index, v.wrong_index + 1), cost))
+            if end > v.wrong_index + 1:
+                stages.append(
+                    (("bad", m, v.kind, v.wrong_index, end), cost + STEP * (end - v.wrong_index - 1))
+                )
+
+    def _after_seeds(
+        self,
+        m: int,
+        k: int,
+        base: float,
+        stages: list[tuple[StageKey, float]],
+        exits: list[tuple[Exit, float]],
+    ) -> None:
+        """The correct stage of move ``m`` with ``k`` seeds sown (or the move done)."""
+        mv = self._moves[m]
+        for k2, key in mv.sowing:
+            if k2 >= k:
+                stages.append((key, base + STEP * (k2 - k)))
+                return
+        if mv.captures:
+            stages.append((("cap", m, ()), base))
+        else:
+            exits.append((Exit((m, False)), base))
+
+
+def next_graph(graph: MoveGraph, record: Record) -> MoveGraph:
+    """The graph of the position after ``record`` is played from ``graph``'s position."""
+    m, missed = record
+    out = graph.outcome(m)
+    if not missed:
+        return MoveGraph(out.position, out)
+    pos = missed_capture_position(out)
+    assert pos is not None
+    return MoveGraph(pos, None, untouchable=[p for p, _ in out.captures])

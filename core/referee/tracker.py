@@ -1,0 +1,404 @@
+"""The game tracker: a belief over the histories the board may have gone through.
+
+From the last certain position (the *root*), the tracker keeps a beam of
+*nodes*. A node is a history: the moves done since the root (records, see
+:mod:`core.referee.stages`) and the stage the board stands at now (a move
+being sown, a capture pending, a mistake…). Every observation, still or not,
+moves every node on to the stages play can reach from it
+(:meth:`core.referee.stages.MoveGraph.reach`, then one move further, so that
+the next move may start before the last one's board was ever still) and
+weighs each by how well its board explains the reading.
+
+**Evidence is counted once per look at a pile.** A camera looking at a pile
+nobody touches keeps reading it the same way, right or wrong; counting each
+frame as new evidence would make a misread pile certain. So the evidence of a
+pit is split into *segments*: while the node says the pit's count stays the
+same and the reading keeps its most likely count, the latest reading replaces
+the segment's evidence (a vector that wavers a little says nothing new). When
+the node's count changes (a seed sown in), or the reading changes its mind
+(another most likely count), the segment is closed and a new one begins. A
+node's log weight is its prior (the log priors of the stages it went through)
+plus its closed segments plus its open ones.
+
+**A still board has no seed in hand.** Seeds in a hand are held over the board:
+a camera sees the hand, and a board that is still with every pit in view means
+the hand is away. Nodes with seeds in hand pay :data:`HAND_AWAY` when a still
+board begins, and :data:`HAND_AWAY_PER_S` for every second it lasts, up to
+:data:`HAND_AWAY_MAX` (so that a sensor, which sees no hands but counts exactly,
+is still believed when it says a seed is missing).
+
+Nodes are pruned by weight (:data:`PRUNE` below the best, at most
+:data:`WIDTH`), never by time. :meth:`Tracker.masses` gives the posterior mass
+of each first move; the referee (:mod:`core.referee.referee`) commits a move
+once its mass passes its threshold (:meth:`Tracker.commit`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.position import Position
+from core.referee.stages import MoveGraph, Record, Stage, StageKey, next_graph
+
+NodeKey = tuple[tuple[Record, ...], StageKey]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: Log weight below the best node at which a node is dropped.
+PRUNE = 18.0
+#: Most nodes kept.
+WIDTH = 96
+#: Log likelihood of a still board with every pit in view while seeds are in a hand.
+HAND_AWAY = -3.0
+#: ... and for each second it stays still, up to HAND_AWAY_MAX in all.
+HAND_AWAY_PER_S = -1.0
+HAND_AWAY_MAX = -8.0
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One observation, as the tracker weighs it."""
+
+    table: FloatArray
+    """``table[i, c]``: log P(reading of pit i | it holds c); rows of zeros where unseen."""
+    visible: BoolArray
+    fresh: BoolArray
+    """Pits whose reading changed its most likely count since they were last seen."""
+    still: bool
+    """The board is still with every pit in view."""
+    hand_away: float
+    """What nodes with seeds in hand pay for this observation (0, or a stillness penalty)."""
+    hand_away_new: float
+    """What a node pays that takes seeds in hand during a still board (it was seen away)."""
+
+    @property
+    def ceiling(self) -> float:
+        """The log likelihood of the reading's own most likely board."""
+        return float(self.table.max(axis=1).sum())
+
+
+@dataclass(frozen=True, slots=True)
+class _Reach:
+    """Where play can go from one node, as arrays (built once per node)."""
+
+    suffixes: tuple[tuple[Record, ...], ...]
+    stages: tuple[StageKey, ...]
+    boards: IntArray
+    costs: FloatArray
+    in_hand: BoolArray
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """How well the best candidate of an observation explained it."""
+
+    deficit: float
+    """Log likelihood below the reading's own best board (0: as well as possible)."""
+    board: tuple[int, ...]
+    key: NodeKey
+
+
+class Tracker:
+    """The beam of histories from ``root`` (see the module docstring)."""
+
+    def __init__(self, root: Position, last: Any = None) -> None:
+        self.n = root.ruleset.num_pits
+        self.max_count = root.ruleset.total_seeds
+        self._graphs: dict[tuple[Record, ...], MoveGraph] = {(): MoveGraph(root, last)}
+        self._reach: dict[NodeKey, _Reach] = {}
+        key: NodeKey = ((), ("idle",))
+        self.keys: list[NodeKey] = [key]
+        self.prior: FloatArray = np.zeros(1)
+        self.closed: FloatArray = np.zeros(1)
+        self.open: FloatArray = np.zeros((1, self.n))
+        self.boards: IntArray = np.array([root.pits], dtype=np.int64)
+        self.in_hand: BoolArray = np.zeros(1, dtype=bool)
+
+    # -- graphs --------------------------------------------------------------------------
+    @property
+    def root(self) -> Position:
+        return self._graphs[()].position
+
+    def graph(self, hist: tuple[Record, ...]) -> MoveGraph:
+        found = self._graphs.get(hist)
+        if found is None:
+            found = self._graphs[hist] = next_graph(self.graph(hist[:-1]), hist[-1])
+        return found
+
+    def stage(self, key: NodeKey) -> Stage:
+        return self.graph(key[0]).stage(key[1])
+
+    # -- weights -------------------------------------------------------------------------
+    @property
+    def scores(self) -> FloatArray:
+        total: FloatArray = self.prior + self.closed + self.open.sum(axis=1)
+        return total
+
+    def posterior(self) -> FloatArray:
+        s = self.scores
+        w = np.exp(s - s.max())
+        out: FloatArray = w / w.sum()
+        return out
+
+    def masses(self) -> dict[Record | None, float]:
+        """Posterior mass of each first move done (None: no move done yet)."""
+        out: dict[Record | None, float] = {}
+        for key, p in zip(self.keys, self.posterior(), strict=True):
+            first = key[0][0] if key[0] else None
+            out[first] = out.get(first, 0.0) + float(p)
+        return out
+
+    def best(self) -> int:
+        return int(np.argmax(self.scores))
+
+    # -- the update -------------------------------------------------------------------------
+    def _node_reach(self, key: NodeKey) -> _Reach:
+        """Every node one observation can lead to from ``key`` (see the module docstring)."""
+        found = self._reach.get(key)
+        if found is not None:
+            return found
+        hist, skey = key
+        g = self.graph(hist)
+        stages, exits = g.reach(skey)
+        suffixes: list[tuple[Record, ...]] = []
+        keys: list[StageKey] = []
+        boards: list[tuple[int, ...]] = []
+        costs: list[float] = []
+        in_hand: list[bool] = []
+
+        def add(suffix: tuple[Record, ...], s: Stage | None, sk: StageKey, board: Any, c: float) -> None:
+            suffixes.append(suffix)
+            keys.append(sk)
+            boards.append(board)
+            costs.append(c)
+            in_hand.append(bool(s.in_hand) if s is not None else False)
+
+        for sk, c in stages:
+            s = g.stage(sk)
+            add((), s, sk, s.board, c)
+        for e, c in exits:
+            g2 = self.graph((*hist, e.record))
+            one = (e.record,)
+            if not e.missed:
+                idle = g2.stage(("idle",))
+                add(one, idle, ("idle",), idle.board, c)
+            if g2.position.is_over:
+                continue
+            # The next move may start before this one's board was ever still: its
+            # correct stages, and its end (the position two moves on), are in reach.
+            st2: list[tuple[StageKey, float]] = []
+            ex2: list[tuple[Any, float]] = []
+            for m2 in g2.moves:
+                g2._rest_of_move(m2, -1, c + g2.lift_cost(m2), st2, ex2, with_mistakes=False)
+            for sk, c2 in st2:
+                s = g2.stage(sk)
+                add(one, s, sk, s.board, c2)
+            for e2, c2 in ex2:
+                if e2.missed:
+                    continue
+                out2 = g2.outcome(e2.record[0])
+                add((e.record, e2.record), None, ("idle",), out2.position.pits, c2)
+        found = _Reach(
+            tuple(suffixes),
+            tuple(keys),
+            np.array(boards, dtype=np.int64).reshape(len(boards), self.n),
+            np.array(costs, dtype=np.float64),
+            np.array(in_hand, dtype=bool),
+        )
+        self._reach[key] = found
+        return found
+
+    def update(self, ev: Evidence, extra: Sequence[tuple[int, NodeKey, float]] = ()) -> Fit:
+        """Move every node on and weigh it by the observation ``ev``.
+
+        ``extra``: more candidates, each (beam index of its parent, node, log prior from the
+        parent) — wrong captures proposed from the reading. Returns how well the best
+        candidate fits the reading.
+        """
+        cols = np.arange(self.n)
+        clip = self.max_count
+        all_keys: list[NodeKey] = []
+        chunks: list[tuple[FloatArray, FloatArray, FloatArray, IntArray, BoolArray, FloatArray]] = []
+        vis = ev.visible
+        for j, key in enumerate(self.keys):
+            r = self._node_reach(key)
+            hist = key[0]
+            all_keys.extend(((*hist, *suf), sk) for suf, sk in zip(r.suffixes, r.stages, strict=True))
+            chunks.append(self._weigh(j, r.boards, r.costs, r.in_hand, ev, cols, clip, vis))
+        if extra:
+            boards, costs, hands, parents = [], [], [], []
+            for j, node, cost in extra:
+                s = self.stage(node)
+                boards.append(s.board)
+                costs.append(cost)
+                hands.append(s.in_hand)
+                parents.append(j)
+                all_keys.append(node)
+            b = np.array(boards, dtype=np.int64)
+            for row, j in enumerate(parents):
+                chunks.append(
+                    self._weigh(
+                        j, b[row : row + 1], np.array([costs[row]]), np.array([hands[row]]), ev, cols, clip, vis
+                    )
+                )
+        prior = np.concatenate([c[0] for c in chunks])
+        closed = np.concatenate([c[1] for c in chunks])
+        opened = np.concatenate([c[2] for c in chunks])
+        boards_all = np.concatenate([c[3] for c in chunks])
+        hands_all = np.concatenate([c[4] for c in chunks])
+        fits = np.concatenate([c[5] for c in chunks])
+        scores = prior + closed + opened.sum(axis=1)
+        best_fit = int(np.argmax(fits))
+        fit = Fit(
+            ev.ceiling - float(fits[best_fit]),
+            tuple(int(x) for x in boards_all[best_fit]),
+            all_keys[best_fit],
+        )
+        self._select(all_keys, scores, prior, closed, opened, boards_all, hands_all)
+        return fit
+
+    def _weigh(
+        self,
+        j: int,
+        boards: IntArray,
+        costs: FloatArray,
+        in_hand: BoolArray,
+        ev: Evidence,
+        cols: IntArray,
+        clip: int,
+        vis: BoolArray,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, IntArray, BoolArray, FloatArray]:
+        """The candidates reached from beam node ``j``: prior, closed and open evidence."""
+        here = self.boards[j]
+        open_j = self.open[j]
+        ends = (boards != here) | ev.fresh
+        ev_rows = ev.table[cols, np.minimum(boards, clip)]
+        kept = np.where(ends, 0.0, open_j)
+        opened = np.where(vis, ev_rows, kept)
+        closed = self.closed[j] + (ends * open_j).sum(axis=1)
+        if ev.hand_away or ev.hand_away_new:
+            # Seeds in hand on a still board: this node paid for the still board so far
+            # if it had seeds in hand itself; one that takes them now pays what it missed.
+            pay = ev.hand_away if self.in_hand[j] else ev.hand_away_new
+            closed = closed + np.where(in_hand, pay, 0.0)
+        prior = self.prior[j] + costs
+        fits = ev_rows.sum(axis=1)
+        return prior, closed, opened, boards, in_hand, fits
+
+    def _select(
+        self,
+        keys: list[NodeKey],
+        scores: FloatArray,
+        prior: FloatArray,
+        closed: FloatArray,
+        opened: FloatArray,
+        boards: IntArray,
+        hands: BoolArray,
+    ) -> None:
+        """Keep the best candidate of each node, by weight (:data:`PRUNE`, :data:`WIDTH`)."""
+        order = np.argsort(-scores, kind="stable")
+        floor = scores[order[0]] - PRUNE
+        seen: set[NodeKey] = set()
+        kept: list[int] = []
+        for i in order:
+            if scores[i] < floor or len(kept) >= WIDTH:
+                break
+            k = keys[int(i)]
+            if k in seen:
+                continue
+            seen.add(k)
+            kept.append(int(i))
+        idx = np.array(kept, dtype=np.int64)
+        self.keys = [keys[i] for i in kept]
+        self.prior = prior[idx]
+        self.closed = closed[idx]
+        self.open = opened[idx]
+        self.boards = boards[idx]
+        self.in_hand = hands[idx]
+        # Scores only matter relative to each other: keep them near zero.
+        shift = float(self.scores.max())
+        self.prior = self.prior - shift
+
+    def pay_stillness(self, amount: float) -> None:
+        """A still board lasts: nodes with seeds in hand pay ``amount`` more."""
+        if amount:
+            self.closed = self.closed + np.where(self.in_hand, amount, 0.0)
+
+    def count_pit(self, pit: int, count: int) -> None:
+        """A person counted ``pit``: its open evidence becomes that count's certainty."""
+        right = self.boards[:, pit] == count
+        opened = self.open.copy()
+        opened[:, pit] = np.where(right, 0.0, math.log(1e-9))
+        self.open = opened
+
+    # -- committing ---------------------------------------------------------------------------
+    def commit(self, record: Record) -> MoveGraph:
+        """``record`` is certain: its position becomes the root. Nodes whose history does not
+        begin with it are dropped; the others lose it from their history."""
+        keep = [i for i, k in enumerate(self.keys) if k[0][:1] == (record,)]
+        new_root = self.graph((record,))
+        self._graphs = {h[1:]: g for h, g in self._graphs.items() if h[:1] == (record,)}
+        self._reach = {}
+        if not keep:
+            self.reset(new_root)
+            return new_root
+        idx = np.array(keep, dtype=np.int64)
+        self.keys = [(self.keys[i][0][1:], self.keys[i][1]) for i in keep]
+        self.prior = self.prior[idx]
+        self.closed = self.closed[idx]
+        self.open = self.open[idx]
+        self.boards = self.boards[idx]
+        self.in_hand = self.in_hand[idx]
+        return new_root
+
+    def reset(self, graph: MoveGraph, keys: Iterable[StageKey] = (("idle",),)) -> None:
+        """Start again from ``graph``'s position (a correction, a new game, a resync)."""
+        self._graphs = {(): graph}
+        self._reach = {}
+        ks = list(keys)
+        self.keys = [((), k) for k in ks]
+        self.boards = np.array([graph.stage(k).board for k in ks], dtype=np.int64)
+        self.in_hand = np.array([graph.stage(k).in_hand for k in ks], dtype=bool)
+        self.prior = np.zeros(len(ks))
+        self.closed = np.zeros(len(ks))
+        self.open = np.zeros((len(ks), self.n))
+
+    # -- state as data -------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "keys": [[[list(r) for r in h], _key_to_json(s)] for h, s in self.keys],
+            "prior": self.prior.tolist(),
+            "closed": self.closed.tolist(),
+            "open": self.open.tolist(),
+        }
+
+    def load_json(self, data: Mapping[str, Any]) -> None:
+        """Restore the beam written by :meth:`to_json` (the root graph is already set)."""
+        self.keys = [
+            (tuple((int(p), bool(m)) for p, m in h), _key_from_json(s)) for h, s in data["keys"]
+        ]
+        self.prior = np.array(data["prior"], dtype=np.float64)
+        self.closed = np.array(data["closed"], dtype=np.float64)
+        self.open = np.array(data["open"], dtype=np.float64).reshape(len(self.keys), self.n)
+        stages = [self.stage(k) for k in self.keys]
+        self.boards = np.array([s.board for s in stages], dtype=np.int64).reshape(-1, self.n)
+        self.in_hand = np.array([s.in_hand for s in stages], dtype=bool)
+
+
+def _key_to_json(key: Any) -> Any:
+    if isinstance(key, tuple):
+        return [_key_to_json(k) for k in key]
+    return key
+
+
+def _key_from_json(data: Any) -> Any:
+    if isinstance(data, list):
+        return tuple(_key_from_json(d) for d in data)
+    return data
