@@ -62,6 +62,11 @@ from core.referee.tracker import (
 
 __all__ = ["CommandError", "Referee"]
 
+#: A still board explained only this loosely (log likelihood below the reading's own best
+#: board) is checked against lines of moves further than the histories reach.
+LOOSE_FIT = 3.0
+#: Log likelihood of seeds in a hand while a person counts a pit (the players have stopped).
+COUNTING_STILL = -6.0
 #: How many moves on from a known position the referee looks when it has lost the game.
 RESYNC_DEPTH = 4
 #: ... and from the start position (a new game whose first moves were made quickly).
@@ -108,6 +113,7 @@ class Referee:
         ambiguity_time: float = 2.0,
         stall_time: float = 5.0,
         commit: float = 0.999,
+        commit_still: float = 0.99,
         alert: float = 0.95,
         provisional: float = 0.9,
         sees_hands: bool = False,
@@ -126,6 +132,9 @@ class Referee:
         """The source shows a hand over the board (a camera: hidden pits), so a still board
         with every pit in view has no seeds in a hand. A sensor board sees no hands."""
         self.commit_mass = commit
+        """Posterior mass at which a move is confirmed while the board moves or is hidden."""
+        self.commit_still = commit_still
+        """... and on a still board with every pit in view, where nothing more is to come."""
         self.alert_mass = alert
         self.provisional_mass = provisional
         self._seq = 0
@@ -224,7 +233,9 @@ class Referee:
         if obs.lifted is not None and self._touched is None and self.position.ruleset.touch_move:
             self._touched = obs.lifted
         settled = None not in sig and (obs.stable or obs.t - self._last_change >= self.settle_time)
-        previous_still = self._still_since
+        # How long the board has been still *and unchanged* (a sensor calls every seed's
+        # board stable: each is a still board of its own).
+        previous_still = self._still_since if self._last_change < obs.t else None
         self._still_since = (previous_still if previous_still is not None else obs.t) if settled else None
         if self.position.is_over:
             return self._after_game(obs, settled)
@@ -301,19 +312,26 @@ class Referee:
             if fit.deficit > -self.min_log_likelihood:
                 saved.restore(tracker)  # nothing explains it: it tells nothing about the game
                 if settled:
-                    caught = self._catch_up(obs, ev)
+                    caught = self._catch_up(obs, ev, -np.inf)
                     return caught if caught is not None else self._out_of_sync(obs.t, "board", None)
                 return []
+            if settled and fit.deficit > LOOSE_FIT:
+                # Only loosely explained: more moves than a history reaches between two
+                # observations may have gone by unseen, and explain it far better.
+                caught = self._catch_up(obs, ev, self.margin - fit.deficit)
+                if caught is not None:
+                    return caught
             self._last_key = key
             self._looked_at(obs)
         return self._decide(obs, settled)
 
     def _decide(self, obs: Observation, settled: bool) -> list[Event]:
-        events = self._commit(obs.t)
+        events = self._commit(obs.t, self.commit_still if settled else self.commit_mass)
         if self.position.is_over:
             return events
         if settled:
             events += self._mistake_alerts(obs.t)
+            events += self._touch_move(obs.t)
             events += self._capture_pending(obs.t)
             events += self._questions(obs)
         events += self._provisional_events(obs.t)
@@ -333,7 +351,8 @@ class Referee:
         return out
 
     # -- committing moves ---------------------------------------------------------------------
-    def _commit(self, t: float) -> list[Event]:
+    def _commit(self, t: float, threshold: float) -> list[Event]:
+        """Confirm every move whose histories hold ``threshold`` of the belief."""
         events: list[Event] = []
         while not self.position.is_over:
             masses = self._tracker.masses()
@@ -341,7 +360,7 @@ class Referee:
             if not done:
                 break
             mass, record = max(done)
-            if mass < self.commit_mass:
+            if mass < threshold:
                 break
             events += self._confirm_record(record, t)
         return events
@@ -372,7 +391,7 @@ class Referee:
         self.moves.append(out)
         move = self._move_event(t, out, after, capture_missed=missed, provisional=provisional)
         self._tracker.commit(record)
-        self._new_position()
+        self._new_position()  # also forgets the last reading: look at it again from here
         return [*events, move, *self._game_over_events(t)]
 
     def _next_move(self, record: Record) -> int:
@@ -487,6 +506,24 @@ class Referee:
                 events.append(self._alert(t, makers[k].alert()))
         return events
 
+    def _touch_move(self, t: float) -> list[Event]:
+        """Touch-move: the first pit seen lifted is the move; another one lifted is an alert."""
+        rules = self.position.ruleset
+        if not rules.touch_move:
+            return []
+        top_mass, top, _ = self._classes()[0]
+        if top[0] != "move" or top_mass < self.alert_mass:
+            return []
+        pit = int(top[1])
+        if self._touched is None:
+            self._touched = pit
+            return []
+        key = ("touch_move", self._touched, pit)
+        if self._touched == pit or key in self._emitted:
+            return []
+        self._emitted.add(key)
+        return [self._alert(t, wording.touch_move_alert(rules, self._touched, pit))]
+
     def _capture_pending(self, t: float) -> list[Event]:
         tracker = self._tracker
         masses: dict[int, float] = {}
@@ -548,23 +585,37 @@ class Referee:
         classes = self._classes()
         top_mass, top, a = classes[0]
         tracker = self._tracker
+        board_of = [tracker.stage(tracker.keys[i]).board for _, _, i in classes]
         if top[0] == "move" and tracker.stage(tracker.keys[a]).in_hand:
             if top_mass >= self.alert_mass and still_for >= self.stall_time:
                 return self._stalled(obs.t, a)
-        if top_mass >= self.commit_mass or len(classes) < 2 or still_for < self.ambiguity_time:
+        if top_mass >= self.commit_mass or len(classes) < 2:
             return []
-        runner_mass, runner, b = classes[1]
+        runner_mass, runner, _ = classes[1]
         if runner_mass < 1.0 - self.alert_mass or "mistake" in (top[0], runner[0]):
             return []
-        board_a, board_b = tracker.stage(tracker.keys[a]).board, tracker.stage(tracker.keys[b]).board
-        if board_a == board_b:
+        if board_of[0] == board_of[1]:
+            # Different moves that leave the very same board: no reading can ever tell.
             moves = sorted({c[1][0] for c in (top, runner) if c[0] == "done"})
-            if len(moves) == 2:
-                return self._ask_which_move(obs.t, moves)
+            return self._ask_which_move(obs.t, moves) if len(moves) == 2 else []
+        if still_for < self.ambiguity_time:
             return []
-        key = ("ambiguous", len(self.moves), board_a, board_b)
-        what = (self._describe(tracker.keys[a]), self._describe(tracker.keys[b]))
-        return self._ask_to_count(obs.t, key, board_a, board_b, what, wording.doubt_text)
+        # The explanations that hold nearly all the belief, and the pits that tell them apart.
+        shown: list[int] = []
+        held = 0.0
+        for k, (mass, cls, _) in enumerate(classes[:4]):
+            if cls[0] == "mistake":
+                continue
+            shown.append(k)
+            held += mass
+            if held >= self.alert_mass:
+                break
+        boards = list(dict.fromkeys(board_of[k] for k in shown))
+        key = ("ambiguous", len(self.moves), tuple(boards))
+        what = (self._describe(tracker.keys[a]), self._describe(tracker.keys[classes[shown[1]][2]]))
+        return self._ask_to_count(
+            obs.t, key, boards, what, lambda ask, pits: wording.doubt_text(ask, pits, len(boards))
+        )
 
     def _describe(self, key: NodeKey) -> str:
         hist, skey = key
@@ -592,8 +643,7 @@ class Referee:
         return self._ask_to_count(
             t,
             key,
-            done,
-            sowing,
+            [done, sowing],
             what,
             lambda ask, pits: wording.stalled_text(out, left, self.stall_time, ask, pits),
         )
@@ -602,15 +652,15 @@ class Referee:
         self,
         t: float,
         key: tuple[Any, ...],
-        expected: Sequence[int],
-        seen: Sequence[int],
+        boards: Sequence[Sequence[int]],
         what: tuple[str, str],
         words: Any,
     ) -> list[Event]:
+        """Ask once (``key``) to count the pits where ``boards`` differ."""
         if key in self._emitted:
             return []
         self._emitted.add(key)
-        pits, options, ask, listed = wording.differences(self.position.ruleset, expected, seen)
+        pits, options, ask, listed = wording.differences(self.position.ruleset, boards)
         ev = self._alert(
             t,
             {
@@ -762,15 +812,17 @@ class Referee:
         self._looked_at(obs)
         return events
 
-    def _catch_up(self, obs: Observation, ev: Evidence) -> list[Event] | None:
-        """Nothing in the beam explains a still board: were moves played that it lost?"""
+    def _catch_up(self, obs: Observation, ev: Evidence, beat: float) -> list[Event] | None:
+        """The histories explain a still board badly: were moves played that they lost? A
+        line from the last certain position that explains it clearly, and scores at least
+        ``beat``, is taken."""
         found = search(
             [Anchor("root", self.position, RESYNC_DEPTH)],
             ev.table,
             floor=self.min_log_likelihood,
             margin=self.margin,
         )
-        if found is None or not found.line:
+        if found is None or not found.line or found.score < beat:
             return None
         self._tracker.reset(MoveGraph(self.position, self._last_move()))
         events: list[Event] = []
@@ -891,6 +943,8 @@ class Referee:
         p, c = commands.counted_pit(pit, count, self.position)
         read = None if self._last_sig is None else self._last_sig[p]
         self._overrides[p] = Counted(c, read, len(self.moves))
+        # A person counting at the board: the players have stopped, nobody holds seeds.
+        self._tracker.pay_stillness(COUNTING_STILL)
         ev = self._event(
             "confirmed", t, pit=p, name=rules.pit_name(p), count=c, text=f"pit {rules.pit_name(p)} counted: {c} seeds"
         )
@@ -917,6 +971,10 @@ class Referee:
         self._last_key = None
         obs = self._last_obs
         if self.position.is_over or obs is None:
+            return []
+        if len(obs.pits) != self.position.ruleset.num_pits:
+            self._last_obs = None  # a board of another game: the next reading will tell
+            self._pending_check = (cause, before)
             return []
         sig = best_counts(self._readings(obs))
         settled = self._still_since is not None and None not in sig

@@ -71,6 +71,7 @@ def referee_from_header(header: Mapping[str, Any]) -> Referee:
         "ambiguity_time",
         "stall_time",
         "commit",
+        "commit_still",
         "alert",
         "provisional",
         "sees_hands",

@@ -12,13 +12,13 @@ weighs each by how well its board explains the reading.
 **Evidence is counted once per look at a pile.** A camera looking at a pile
 nobody touches keeps reading it the same way, right or wrong; counting each
 frame as new evidence would make a misread pile certain. So the evidence of a
-pit is split into *segments*: while the node says the pit's count stays the
-same and the reading keeps its most likely count, the latest reading replaces
-the segment's evidence (a vector that wavers a little says nothing new). When
-the node's count changes (a seed sown in), or the reading changes its mind
-(another most likely count), the segment is closed and a new one begins. A
-node's log weight is its prior (the log priors of the stages it went through)
-plus its closed segments plus its open ones.
+pit is split into *looks*: while the node says the pit holds the same count
+and the reading keeps its most likely count, the latest reading replaces the
+look's evidence (a vector that wavers a little says nothing new). When the
+node's count changes (a seed sown in) or the reading changes its mind (another
+most likely count), the look is closed and a new one begins. A node's log
+weight is its prior (the log priors of the stages it went through) plus its
+closed looks plus its open ones.
 
 **A still board has no seed in hand.** Seeds in a hand are held over the board:
 a camera sees the hand, and a board that is still with every pit in view means
@@ -56,7 +56,7 @@ PRUNE = 18.0
 #: Most nodes kept.
 WIDTH = 96
 #: Log likelihood of a still board with every pit in view while seeds are in a hand.
-HAND_AWAY = -3.0
+HAND_AWAY = -4.5
 #: ... and for each second it stays still, up to HAND_AWAY_MAX in all.
 HAND_AWAY_PER_S = -1.0
 HAND_AWAY_MAX = -8.0
@@ -276,10 +276,11 @@ class Tracker:
         vis: BoolArray,
     ) -> tuple[FloatArray, FloatArray, FloatArray, IntArray, BoolArray, FloatArray]:
         """The candidates reached from beam node ``j``: prior, closed and open evidence."""
-        here = self.boards[j]
         open_j = self.open[j]
-        ends = (boards != here) | ev.fresh
         ev_rows = ev.table[cols, np.minimum(boards, clip)]
+        # A pit's look ends when the pile changes (in this history) or the reading changes
+        # its mind; its evidence then stays with the history.
+        ends = (boards != self.boards[j]) | ev.fresh
         kept = np.where(ends, 0.0, open_j)
         opened = np.where(vis, ev_rows, kept)
         closed = self.closed[j] + (ends * open_j).sum(axis=1)

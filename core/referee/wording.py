@@ -202,16 +202,22 @@ def describe_stage(rules: RuleSet, kind: str, move: int | None) -> str:
 
 
 def differences(
-    rules: RuleSet, a: Sequence[int], b: Sequence[int]
+    rules: RuleSet, boards: Sequence[Sequence[int]]
 ) -> tuple[list[int], list[dict[str, Any]], str, str]:
-    """Where boards ``a`` and ``b`` differ: the pits; for each, the counts a person's count
-    would choose between (an ``ambiguous`` alert's ``options``); and, in words, the pits to
-    count (``pit D and pit E``) and what each would be (``D: 4 or 5, E: 4 or 5``), the first
-    three."""
-    pits = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-    options = [{"pit": p, "name": rules.pit_name(p), "counts": sorted({a[p], b[p]})} for p in pits]
+    """Where ``boards`` (the most likely first) differ: the pits; for each, the counts a
+    person's count would choose between (an ``ambiguous`` alert's ``options``); and, in
+    words, the pits to count (``pit D and pit E``) and what each would be (``D: 4 or 5, E:
+    4 or 5``, the most likely board's count first), the first three."""
+    pits = [i for i in range(len(boards[0])) if len({b[i] for b in boards}) > 1]
+    options = [
+        {"pit": p, "name": rules.pit_name(p), "counts": sorted({b[p] for b in boards})}
+        for p in pits
+    ]
     ask = " and ".join(f"pit {rules.pit_name(p)}" for p in pits[:3])
-    what = ", ".join(f"{rules.pit_name(p)}: {a[p]} or {b[p]}" for p in pits[:3])
+    what = ", ".join(
+        f"{rules.pit_name(p)}: " + " or ".join(str(c) for c in dict.fromkeys(b[p] for b in boards))
+        for p in pits[:3]
+    )
     return pits, options, ask, what
 
 
@@ -223,8 +229,9 @@ def stalled_text(out: MoveOutcome, left: int, seconds: float, ask: str, what: st
     )
 
 
-def doubt_text(ask: str, what: str) -> str:
-    return f"count {ask}: the reading does not decide between two explanations ({what})"
+def doubt_text(ask: str, what: str, explanations: int = 2) -> str:
+    many = "two" if explanations == 2 else str(explanations)
+    return f"count {ask}: the reading does not decide between {many} explanations ({what})"
 
 
 def twin_moves_text(rules: RuleSet, moves: Sequence[int]) -> str:

@@ -184,20 +184,32 @@ def _still_board(ref: Referee, readings: list[Any], seconds: float) -> list[list
 
 @pytest.mark.parametrize("done", [0.5, 0.7, 0.3])
 def test_a_doubt_about_the_last_seed_alone_is_settled_by_a_still_board(done: float) -> None:
-    # After F, pit d reads 5 (F done) with belief ``done``, else 4 (one seed still in hand):
-    # both explanations are the same move. A board that stays still has no hand holding a
-    # seed over it, so once the doubt has lasted ambiguity_time the move is named, whichever
-    # way the reading leaned, instead of asking a person to count the pile.
+    # After F, pit d reads 5 (F done) with belief ``done``, else 4 (one seed still in hand).
+    # A camera sees a hand over the board: a board that stays still with every pit in view
+    # has no hand holding a seed over it, so the move is named, whichever way the reading
+    # leaned, instead of asking a person to count the pile. (New design: the still board is
+    # evidence that weighs against seeds in hand, growing with time; no fixed timer.)
+    start = Position.initial()
+    ref = Referee(start, sees_hands=True)
+    readings: list[Any] = list(start.play(5).pits)
+    readings[9] = (0, 0, 0, 0, 1 - done, done)
+    per_frame = _still_board(ref, readings, 1.6)
+    events = [e for frame in per_frame for e in frame if e.type != "move_provisional"]
+    assert [e.type for e in events] == ["move"] and events[0]["pit"] == 5
+    assert ref.position == start.play(5)
+
+
+def test_a_sensor_seeing_no_hands_does_not_take_stillness_for_a_seed_sown() -> None:
+    # The same doubt from a source that cannot see hands (a sensor board reports every
+    # seed's board as still): stillness says nothing, and the referee asks after
+    # ambiguity_time instead of guessing.
     start = Position.initial()
     ref = Referee(start, ambiguity_time=0.6)
     readings: list[Any] = list(start.play(5).pits)
-    readings[9] = (0, 0, 0, 0, 1 - done, done)
-    per_frame = _still_board(ref, readings, 1.4)
-    moments = [k * 0.2 for k, events in enumerate(per_frame) if events]
-    events = [e for frame in per_frame for e in frame]
-    assert [e.type for e in events] == ["move"] and events[0]["pit"] == 5
-    assert 0.6 <= moments[0] <= 0.8  # not before the doubt has lasted ambiguity_time
-    assert ref.position == start.play(5)
+    readings[9] = (0, 0, 0, 0, 0.5, 0.5)
+    events = [e for frame in _still_board(ref, readings, 1.4) for e in frame]
+    assert [e.type for e in events if e.type != "move_provisional"] == ["ambiguous"]
+    assert ref.position == start
 
 
 def test_a_reading_sure_the_last_seed_is_missing_is_not_overruled_by_stillness() -> None:
@@ -262,15 +274,18 @@ def test_a_seed_counted_missing_then_sown_is_the_move() -> None:
 
 
 def test_a_pit_counted_while_a_hand_hides_it_is_tied_to_the_pile_seen_next() -> None:
-    # The person's hand is over d while they count it and answer 5: the reading then shows
-    # the same pile (a camera reading it, wrongly, as 4), and the count decides: F is done.
+    # The person's hand is over d while they count it and answer 5: that count names F at
+    # once (new design: a move is confirmed as soon as it is certain; the old referee waited
+    # for the next reading), and the reading then shows the same pile (a camera reading
+    # it, wrongly, as 4): the count still stands for it, and nothing more is said.
     start, ref, readings = _f_one_seed_short(stall_time=3.0)
     _still_board(ref, readings, 3.2)
     hidden = [*readings[:9], None, *readings[10:]]
     assert ref.observe(Observation(3.4, "test", False, tuple(hidden))) == []
-    assert [e.type for e in ref.confirm(3.6, pit=9, count=5)] == ["confirmed"]
-    events = ref.observe(Observation(4.2, "test", True, tuple(readings)))
-    assert [e.type for e in events] == ["board_restored", "move"]
+    out = ref.confirm(3.6, pit=9, count=5)
+    assert [e.type for e in out] == ["confirmed", "board_restored", "move"]
+    assert ref.position == start.play(5)
+    assert ref.observe(Observation(4.2, "test", True, tuple(readings))) == []
     assert ref.position == start.play(5)
 
 
@@ -516,19 +531,46 @@ def test_board_disturbed_keeps_position_until_board_returns() -> None:
     assert ref.position == Position.initial()
 
 
-def test_time_based_settling_without_stable_flag() -> None:
+def test_a_move_is_named_as_soon_as_it_is_certain_stable_or_not() -> None:
+    # New design: commit by certainty, not by stillness. The old referee waited for
+    # settle_time; an exact reading of a legal successor is certain at once.
     ref = Referee(settle_time=0.5)
     after = Position.initial().play(2).pits
-    assert ref.observe(Observation(0.0, "t", False, after)) == []
-    assert ref.observe(Observation(0.3, "t", False, after)) == []
-    assert [e.type for e in ref.observe(Observation(0.6, "t", False, after))] == ["move"]
+    assert [e.type for e in ref.observe(Observation(0.0, "t", False, after))] == ["move"]
 
 
-def test_hidden_pits_never_settle() -> None:
+def test_an_unexplained_board_is_reported_only_once_it_has_settled() -> None:
+    ref = Referee(settle_time=0.5)
+    odd = list(Position.initial().pits)
+    odd[2] += 3
+    assert ref.observe(Observation(0.0, "t", False, tuple(odd))) == []
+    assert ref.observe(Observation(0.3, "t", False, tuple(odd))) == []
+    assert [e.type for e in ref.observe(Observation(0.6, "t", False, tuple(odd)))] == [
+        "board_disturbed"
+    ]
+
+
+def test_hidden_pits_keep_a_move_they_hide_unconfirmed() -> None:
+    # A hand over c and d: the reading cannot tell F done from F half sown.
+    ref = Referee()
+    board = Position.initial().play(5).pits
+    hidden = (*board[:8], None, None, *board[10:])
+    assert ref.observe(Observation(0.0, "t", False, hidden)) == []
+    assert ref.moves == []
+
+
+def test_a_hand_away_from_what_the_move_changed_does_not_hold_it_back() -> None:
+    # A hand over A, which F does not touch: F is certain from the other pits.
     ref = Referee()
     hidden = (None, *Position.initial().play(5).pits[1:])
-    assert ref.observe(Observation(0.0, "t", True, hidden)) == []
-    assert ref.moves == []
+    assert [e.type for e in ref.observe(Observation(0.0, "t", False, hidden))] == ["move"]
+
+
+def test_hidden_pits_never_raise_an_alert() -> None:
+    ref = Referee()
+    odd = [None, 9, *Position.initial().pits[2:]]
+    assert ref.observe(Observation(0.0, "t", True, tuple(odd))) == []
+    assert ref.observe(Observation(1.0, "t", True, tuple(odd))) == []
 
 
 # -- replay --------------------------------------------------------------------------------
