@@ -10,7 +10,9 @@
 ['move']
 >>> ref.position.to_text()
 '4-4-4-4-4-0-5-5-5-5-4-4-0-0-N'
->>> e = seen(2.0, [4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 9])   # five seeds appeared on f
+>>> seen(2.0, [4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 9])   # five seeds appeared on f
+[]
+>>> e = seen(2.5, [4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 9])   # ... and stayed
 >>> e[0].type, e[0]["text"]
 ('board_disturbed', 'the board matches no legal move or known mistake: pit f: expected 4, seen 9')
 >>> [e.type for e in seen(3.0, [4, 4, 4, 4, 4, 0, 5, 5, 5, 5, 4, 4])]
@@ -311,7 +313,7 @@ class Referee:
             fit = tracker.update(ev, extra)
             if fit.deficit > -self.min_log_likelihood:
                 saved.restore(tracker)  # nothing explains it: it tells nothing about the game
-                if settled:
+                if settled and self._held(obs):
                     caught = self._catch_up(obs, ev, -np.inf)
                     return caught if caught is not None else self._out_of_sync(obs.t, "board", None)
                 return []
@@ -325,12 +327,19 @@ class Referee:
             self._looked_at(obs)
         return self._decide(obs, settled)
 
+    def _held(self, obs: Observation) -> bool:
+        """Whether the board has held still, unchanged, for ``settle_time``: only then is a
+        mistake announced or the board called out of sync (a sensor cell's glitch, or a
+        camera's one bad frame, is neither)."""
+        return obs.t - self._last_change >= self.settle_time
+
     def _decide(self, obs: Observation, settled: bool) -> list[Event]:
         events = self._commit(obs.t, self.commit_still if settled else self.commit_mass)
         if self.position.is_over:
             return events
         if settled:
-            events += self._mistake_alerts(obs.t)
+            if self._held(obs):
+                events += self._mistake_alerts(obs.t)
             events += self._touch_move(obs.t)
             events += self._capture_pending(obs.t)
             events += self._questions(obs)

@@ -57,6 +57,10 @@ EXPECTED_EVENT = {
 }
 
 
+#: Seconds a settled board is held before the next frame (a source repeating it).
+HOLD = 0.5
+
+
 @dataclass
 class Expected:
     """An event the session must cause: its type, the pits it names, at which move."""
@@ -114,6 +118,10 @@ class _Renderer:
         if near is not None and self.hands and self.rng.random() < self.hands:
             self.hand(board, near)
         self.frame(board, False)
+        self.frame(board, True)
+        # People leave a still board a moment, and a source repeats it (the referee
+        # announces a mistake only on a board that held still for its settle time).
+        self.t = round(self.t + HOLD, 3)
         self.frame(board, True)
 
     def steps(self, boards: Iterator[tuple[int, tuple[int, ...]]], near: int) -> None:

@@ -522,10 +522,12 @@ def test_board_disturbed_keeps_position_until_board_returns() -> None:
     start = Position.initial().pits
     odd = list(start)
     odd[2] += 3
-    ev = ref.observe(Observation(0.0, "t", True, tuple(odd)))
+    # Said once the board has held still for settle_time (one frame is not the board).
+    assert ref.observe(Observation(0.0, "t", True, tuple(odd))) == []
+    ev = ref.observe(Observation(0.5, "t", True, tuple(odd)))
     assert [e.type for e in ev] == ["board_disturbed"]
     assert ev[0]["diff"] == [{"pit": 2, "name": "C", "expected": 4, "seen": 7}]
-    assert ref.observe(Observation(0.5, "t", True, tuple(odd))) == []  # said once
+    assert ref.observe(Observation(0.8, "t", True, tuple(odd))) == []  # said once
     ev = ref.observe(Observation(1.0, "t", True, start))
     assert [e.type for e in ev] == ["board_restored"]
     assert ref.position == Position.initial()

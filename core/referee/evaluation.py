@@ -1,0 +1,179 @@
+"""Scoring the referee on rendered sessions (:mod:`core.referee.playthrough`).
+
+:func:`score` runs a session through a referee and says what a user would
+judge it by: were all the moves named, and only those, in order; which
+alerts came, and were they the mistake that was made; how long after a move
+was done it was confirmed; how long each observation took; and, in a desync
+session, when the game was found again. :func:`oracle` is the physical limit
+to compare with: a decoder that knows the true position before each still
+board and picks the legal line to it whose pits the beliefs favour most.
+
+>>> import random
+>>> from core import Position
+>>> from core.referee.playthrough import EXACT, CAMERA, render_game
+>>> play = render_game(Position.initial(), [5, 6, 0], EXACT, CAMERA, random.Random(1))
+>>> s = score(play)
+>>> s.followed, s.wrong_moves, s.false_alerts
+(True, 0, 0)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.observation import Observation
+from core.position import Position
+from core.referee.events import ALERT_TYPES, Event
+from core.referee.likelihood import log_likelihood_table, score_boards
+from core.referee.playthrough import Playthrough, feed
+from core.referee.referee import Referee
+
+#: Alerts that ask a person something rather than say a rule was broken.
+QUESTIONS = frozenset({"ambiguous"})
+
+
+@dataclass
+class Score:
+    """What one session came to."""
+
+    moves: int
+    named: list[int] = field(default_factory=list)
+    followed: bool = False
+    """Every move named, in order, and no other."""
+    wrong_moves: int = 0
+    """Moves confirmed that were not the move played at that point."""
+    false_alerts: int = 0
+    """Alerts that were not the mistake made (questions apart)."""
+    questions: int = 0
+    mistakes: int = 0
+    found: int = 0
+    """Mistakes announced with the right kind, about the right move."""
+    delays: list[float] = field(default_factory=list)
+    """Seconds from a move's board being complete to its confirmation."""
+    seconds: list[float] = field(default_factory=list)
+    """Processing time of each observation."""
+    resync: float | None = None
+    """Seconds from the first still board that shows the game again to finding it."""
+    resync_boards: int | None = None
+    """Still boards seen from then until it was found (1: at the first)."""
+    out_of_sync_alerts: int = 0
+    events: list[Event] = field(default_factory=list)
+
+
+def score(
+    play: Playthrough, settings: Mapping[str, Any] | None = None, *, keep_events: bool = False
+) -> Score:
+    """Run ``play`` through a fresh referee (with ``settings``) and score it."""
+    ref = Referee(play.start, **(settings or {}))
+    out = Score(len(play.moves))
+    expected = list(play.expected)
+    confirmed = 0
+    found_t: float | None = None
+    desync_t = play.desync[1] if play.desync else None
+    for item in play.timeline:
+        t0 = time.perf_counter()
+        events = feed(ref, item)
+        if isinstance(item, Observation):
+            out.seconds.append(time.perf_counter() - t0)
+        for e in events:
+            if keep_events:
+                out.events.append(e)
+            if e.type == "move":
+                i = confirmed
+                out.named.append(int(e["pit"]))
+                if i < len(play.moves) and e["pit"] == play.moves[i]:
+                    out.delays.append(e.t - play.done_at[i])
+                else:
+                    out.wrong_moves += 1
+                confirmed += 1
+            elif e.type == "new_game" and e.get("auto"):
+                found_t = e.t if found_t is None else found_t
+            elif e.type == "board_restored" and play.desync is not None and desync_t is not None:
+                if e.t >= desync_t and found_t is None:
+                    found_t = e.t
+            if not e.is_alert:
+                continue
+            if e.type in QUESTIONS:
+                out.questions += 1
+                continue
+            if e.type == "board_disturbed" and play.desync is not None:
+                out.out_of_sync_alerts += 0 if e.get("update") else 1
+                continue
+            if e.get("update"):
+                continue
+            match = next(
+                (
+                    x
+                    for x in expected
+                    if x.type == e.type
+                    and confirmed - x.move_index in (0, 1)
+                    and set(e.get("pits", [])) & x.pits
+                ),
+                None,
+            )
+            if match is not None:
+                expected.remove(match)
+                out.found += 1
+            else:
+                out.false_alerts += 1
+    out.mistakes = len(play.expected)
+    out.followed = out.named == play.moves
+    if play.desync is not None and found_t is not None and desync_t is not None:
+        out.resync = max(0.0, found_t - desync_t)
+        out.resync_boards = sum(1 for s in play.still_boards if desync_t <= s <= found_t) or 1
+    return out
+
+
+@dataclass
+class OracleScore:
+    moves: int = 0
+    right: int = 0
+
+
+def oracle(play: Playthrough) -> OracleScore:
+    """At each still board, the best-scoring line of legal moves from the true position at
+    the last still board, as long as the moves played since: how many moves it gets right."""
+    out = OracleScore()
+    pos = play.start
+    done = 0
+    starts = sorted(play.still_boards)
+    observations = [i for i in play.timeline if isinstance(i, Observation) and i.stable]
+    k = 0
+    for t_still in starts:
+        # The moves done by this still board.
+        n = sum(1 for t in play.done_at if t <= t_still + 1e-9)
+        if n <= done:
+            continue
+        while k < len(observations) and observations[k].t < t_still:
+            k += 1
+        if k >= len(observations) or None in observations[k].pits:
+            continue
+        obs = observations[k]
+        truth = play.moves[done:n]
+        lines: list[tuple[int, ...]] = [()]
+        for _ in range(len(truth)):
+            lines = [(*ln, m) for ln in lines for m in _play_line(pos, ln).legal_moves()]
+            if not lines:
+                break
+        if not lines:
+            break
+        boards = np.array([_play_line(pos, ln).pits for ln in lines], dtype=np.int64)
+        table = log_likelihood_table(obs.pits, pos.ruleset.total_seeds)
+        best = lines[int(np.argmax(score_boards(table, boards)))]
+        out.moves += len(truth)
+        out.right += sum(1 for a, b in zip(best, truth, strict=True) if a == b) if best == tuple(truth) else 0
+        for m in truth:
+            pos = pos.play(m)
+        done = n
+    return out
+
+
+def _play_line(pos: Position, line: tuple[int, ...]) -> Position:
+    for m in line:
+        pos = pos.play(m)
+    return pos
