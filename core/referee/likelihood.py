@@ -81,3 +81,25 @@ def score_boards(
 def best_counts(readings: tuple[PitReading, ...]) -> tuple[int | None, ...]:
     """The most likely count of each pit (None where unseen)."""
     return tuple(most_likely(r) for r in readings)
+
+
+#: Each pit the reading shows otherwise than a board, beyond the first, may cost this much
+#: more before the board is called unexplained: a camera misreads a few piles at once, a
+#: disturbed board differs from the game by a lot in a few pits.
+PER_PIT_ALLOWANCE = 3.0
+
+
+def explains(
+    deficit: float, board: tuple[int, ...], seen: tuple[int | None, ...], floor: float
+) -> bool:
+    """Whether a board whose log likelihood is ``deficit`` below the reading's own best
+    board explains a reading whose most likely counts are ``seen`` (``floor``: the least
+    log likelihood allowed when they differ in one pit).
+
+    >>> explains(8.2, (2, 3, 5), (3, 4, 4), -8.0)    # three piles each a little misread
+    True
+    >>> explains(13.8, (4, 4, 4), (4, 6, 4), -8.0)   # one pile surely two seeds off
+    False
+    """
+    differing = sum(1 for b, s in zip(board, seen, strict=True) if s is not None and s != b)
+    return deficit <= -floor + PER_PIT_ALLOWANCE * max(0, differing - 1)

@@ -50,7 +50,7 @@ from core.records import GameRecord
 from core.referee import commands, wording
 from core.referee.commands import CommandError
 from core.referee.events import Event
-from core.referee.likelihood import best_counts, log_likelihood_table
+from core.referee.likelihood import best_counts, explains, log_likelihood_table
 from core.referee.resync import Anchor, Found, search
 from core.referee.stages import MoveGraph, Record, missed_capture_position
 from core.referee.tracker import (
@@ -285,7 +285,11 @@ class Referee:
                 now = min(obs.t - previous_still, cap)
                 away = HAND_AWAY_PER_S * (now - before)
         self._last_still_elapsed = 0.0 if not settled or previous_still is None else obs.t - previous_still
-        return Evidence(table, visible, fresh, settled, away, away_new), (readings, settled)
+        still_start = settled and previous_still is None
+        return Evidence(table, visible, fresh, settled, away, away_new, still_start), (
+            readings,
+            settled,
+        )
 
     def _looked_at(self, obs: Observation) -> None:
         """Remember the most likely count of every pit in view (see :attr:`Evidence.fresh`)."""
@@ -302,7 +306,7 @@ class Referee:
         if self._pending_check is not None and settled:
             cause, before = self._pending_check
             self._pending_check = None
-            if self._root_deficit(ev) > -self.min_log_likelihood:
+            if not self._explains_root(obs, ev):
                 return self._out_of_sync(obs.t, cause, before)
         tracker = self._tracker
         if key == self._last_key:
@@ -311,7 +315,7 @@ class Referee:
             saved = _Snapshot.of(tracker)
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
-            if fit.deficit > -self.min_log_likelihood:
+            if not self._explains(obs, fit.deficit, fit.board):
                 saved.restore(tracker)  # nothing explains it: it tells nothing about the game
                 if settled and self._held(obs):
                     caught = self._catch_up(obs, ev, -np.inf)
@@ -712,10 +716,15 @@ class Referee:
         return self._event("board_restored", t, closes=alert_id, text=wording.resync_text(how))
 
     # -- out of sync ----------------------------------------------------------------------------
-    def _root_deficit(self, ev: Evidence) -> float:
-        board = np.array(self.position.pits)
-        fit = float(ev.table[np.arange(len(board)), np.minimum(board, ev.table.shape[1] - 1)].sum())
-        return ev.ceiling - fit
+    def _explains(self, obs: Observation, deficit: float, board: tuple[int, ...]) -> bool:
+        seen = best_counts(self._readings(obs))
+        return explains(deficit, board, seen, self.min_log_likelihood)
+
+    def _explains_root(self, obs: Observation, ev: Evidence) -> bool:
+        """Whether the reading shows the last certain position."""
+        board = self.position.pits
+        rows = ev.table[np.arange(len(board)), np.minimum(board, ev.table.shape[1] - 1)]
+        return self._explains(obs, ev.ceiling - float(rows.sum()), board)
 
     def _diff(self, seen: Sequence[int | None]) -> list[dict[str, Any]]:
         rules = self.position.ruleset
@@ -774,7 +783,7 @@ class Referee:
         tracker = self._tracker
         saved = _Snapshot.of(tracker)
         fit = tracker.update(ev, self._proposals(obs))
-        if fit.deficit <= -self.min_log_likelihood:
+        if self._explains(obs, fit.deficit, fit.board):
             self._looked_at(obs)
             self._sync = None
             restored = self._restored(obs.t, sync.alert_id, "")
@@ -991,7 +1000,7 @@ class Referee:
             self._pending_check = (cause, before)
             return []
         ev, _ = self._evidence(obs, True, self._still_since)
-        if self._root_deficit(ev) <= -self.min_log_likelihood:
+        if self._explains_root(obs, ev):
             return []
         return self._out_of_sync(t, cause, before)
 
@@ -1077,11 +1086,11 @@ class _Snapshot:
 
     @classmethod
     def of(cls, t: Tracker) -> _Snapshot:
-        return cls(t.keys, (t.prior, t.closed, t.open, t.boards, t.in_hand))
+        return cls(t.keys, (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves))
 
     def restore(self, t: Tracker) -> None:
         t.keys = self.keys
-        t.prior, t.closed, t.open, t.boards, t.in_hand = self.arrays
+        t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves = self.arrays
 
 
 def _counts_still_standing(

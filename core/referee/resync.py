@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.position import Position
-from core.referee.likelihood import score_boards
+from core.referee.likelihood import explains, score_boards
 
 #: Log prior of each move of a line (more unseen moves are less likely).
 PER_MOVE = -1.5
@@ -88,12 +88,14 @@ def search(
     if not found:
         return None
     boards = np.array([q.pits for _, _, q in found], dtype=np.int64)
-    scores = score_boards(table, boards) + PER_MOVE * np.array([len(line) for _, line, _ in found])
-    scores = scores - float(table.max(axis=1).sum())
+    fits = score_boards(table, boards) - float(table.max(axis=1).sum())
+    scores = fits + PER_MOVE * np.array([len(line) for _, line, _ in found])
     order = np.argsort(-scores, kind="stable")
     best = int(order[0])
     top = float(scores[best])
-    if top < floor:
+    seen = tuple(int(c) for c in table.argmax(axis=1))
+    seen_or_none = tuple(None if not table[i].any() else c for i, c in enumerate(seen))
+    if not explains(-float(fits[best]), found[best][2].pits, seen_or_none, floor):
         return None
     runner = next(
         (float(scores[i]) for i in order[1:] if found[int(i)][2].pits != found[best][2].pits),

@@ -55,6 +55,10 @@ BoolArray = npt.NDArray[np.bool_]
 PRUNE = 18.0
 #: Most nodes kept.
 WIDTH = 96
+#: Log prior of each move done, beyond the first, between two still boards: players
+#: usually leave the board still a moment after a move (in a game at an ordinary pace, the
+#: next hand arrives first about one move in five).
+RUSH = -1.6
 #: Log likelihood of a still board with every pit in view while seeds are in a hand.
 HAND_AWAY = -4.5
 #: ... and for each second it stays still, up to HAND_AWAY_MAX in all.
@@ -77,6 +81,8 @@ class Evidence:
     """What nodes with seeds in hand pay for this observation (0, or a stillness penalty)."""
     hand_away_new: float
     """What a node pays that takes seeds in hand during a still board (it was seen away)."""
+    still_start: bool = False
+    """A still board begins: histories pay :data:`RUSH` for the moves done since the last."""
 
     @property
     def ceiling(self) -> float:
@@ -120,6 +126,8 @@ class Tracker:
         self.open: FloatArray = np.zeros((1, self.n))
         self.boards: IntArray = np.array([root.pits], dtype=np.int64)
         self.in_hand: BoolArray = np.zeros(1, dtype=bool)
+        self.still_moves: IntArray = np.zeros(1, dtype=np.int64)
+        """Moves in each node's history at the last still board."""
 
     # -- graphs --------------------------------------------------------------------------
     @property
@@ -222,110 +230,105 @@ class Tracker:
         parent) — wrong captures proposed from the reading. Returns how well the best
         candidate fits the reading.
         """
-        cols = np.arange(self.n)
-        clip = self.max_count
-        all_keys: list[NodeKey] = []
-        chunks: list[tuple[FloatArray, FloatArray, FloatArray, IntArray, BoolArray, FloatArray]] = []
-        vis = ev.visible
-        for j, key in enumerate(self.keys):
-            r = self._node_reach(key)
-            hist = key[0]
-            all_keys.extend(((*hist, *suf), sk) for suf, sk in zip(r.suffixes, r.stages, strict=True))
-            chunks.append(self._weigh(j, r.boards, r.costs, r.in_hand, ev, cols, clip, vis))
+        reaches = [self._node_reach(key) for key in self.keys]
         if extra:
-            boards, costs, hands, parents = [], [], [], []
-            for j, node, cost in extra:
-                s = self.stage(node)
-                boards.append(s.board)
-                costs.append(cost)
-                hands.append(s.in_hand)
-                parents.append(j)
-                all_keys.append(node)
-            b = np.array(boards, dtype=np.int64)
-            for row, j in enumerate(parents):
-                chunks.append(
-                    self._weigh(
-                        j, b[row : row + 1], np.array([costs[row]]), np.array([hands[row]]), ev, cols, clip, vis
-                    )
+            stages = [self.stage(node) for _, node, _ in extra]
+            reaches.append(
+                _Reach(
+                    tuple(node[0] for _, node, _ in extra),
+                    tuple(node[1] for _, node, _ in extra),
+                    np.array([st.board for st in stages], dtype=np.int64).reshape(-1, self.n),
+                    np.array([c for _, _, c in extra], dtype=np.float64),
+                    np.array([st.in_hand for st in stages], dtype=bool),
                 )
-        prior = np.concatenate([c[0] for c in chunks])
-        closed = np.concatenate([c[1] for c in chunks])
-        opened = np.concatenate([c[2] for c in chunks])
-        boards_all = np.concatenate([c[3] for c in chunks])
-        hands_all = np.concatenate([c[4] for c in chunks])
-        fits = np.concatenate([c[5] for c in chunks])
-        scores = prior + closed + opened.sum(axis=1)
-        best_fit = int(np.argmax(fits))
-        fit = Fit(
-            ev.ceiling - float(fits[best_fit]),
-            tuple(int(x) for x in boards_all[best_fit]),
-            all_keys[best_fit],
+            )
+        sizes = [len(r.costs) for r in reaches]
+        parents = np.repeat(np.arange(len(self.keys)), sizes[: len(self.keys)])
+        if extra:
+            parents = np.concatenate([parents, np.array([j for j, _, _ in extra], dtype=np.int64)])
+        boards = np.concatenate([r.boards for r in reaches])
+        costs = np.concatenate([r.costs for r in reaches])
+        hands = np.concatenate([r.in_hand for r in reaches])
+        depth = np.concatenate(
+            [
+                np.array([len(k[0]) + len(suf) for suf in r.suffixes], dtype=np.int64)
+                for k, r in zip(self.keys, reaches, strict=False)
+            ]
+            + ([np.array([len(node[0]) for _, node, _ in extra], dtype=np.int64)] if extra else [])
         )
-        self._select(all_keys, scores, prior, closed, opened, boards_all, hands_all)
-        return fit
 
-    def _weigh(
-        self,
-        j: int,
-        boards: IntArray,
-        costs: FloatArray,
-        in_hand: BoolArray,
-        ev: Evidence,
-        cols: IntArray,
-        clip: int,
-        vis: BoolArray,
-    ) -> tuple[FloatArray, FloatArray, FloatArray, IntArray, BoolArray, FloatArray]:
-        """The candidates reached from beam node ``j``: prior, closed and open evidence."""
-        open_j = self.open[j]
-        ev_rows = ev.table[cols, np.minimum(boards, clip)]
-        # A pit's look ends when the pile changes (in this history) or the reading changes
-        # its mind; its evidence then stays with the history.
-        ends = (boards != self.boards[j]) | ev.fresh
-        kept = np.where(ends, 0.0, open_j)
-        opened = np.where(vis, ev_rows, kept)
-        closed = self.closed[j] + (ends * open_j).sum(axis=1)
+        # Evidence, pit by pit: a pit's look ends when the pile changes (in this history) or
+        # the reading changes its mind; its evidence then stays with the history.
+        cols = np.arange(self.n)
+        ev_rows = ev.table[cols, np.minimum(boards, self.max_count)]
+        open_p = self.open[parents]
+        ends = (boards != self.boards[parents]) | ev.fresh
+        opened = np.where(ev.visible, ev_rows, np.where(ends, 0.0, open_p))
+        closed = self.closed[parents] + (ends * open_p).sum(axis=1)
         if ev.hand_away or ev.hand_away_new:
-            # Seeds in hand on a still board: this node paid for the still board so far
-            # if it had seeds in hand itself; one that takes them now pays what it missed.
-            pay = ev.hand_away if self.in_hand[j] else ev.hand_away_new
-            closed = closed + np.where(in_hand, pay, 0.0)
-        prior = self.prior[j] + costs
-        fits = ev_rows.sum(axis=1)
-        return prior, closed, opened, boards, in_hand, fits
+            # Seeds in hand on a still board: a node paid for the still board so far if it
+            # had seeds in hand itself; one that takes them now pays what it missed.
+            pay = np.where(self.in_hand[parents], ev.hand_away, ev.hand_away_new)
+            closed = closed + np.where(hands, pay, 0.0)
+        still_moves = self.still_moves[parents]
+        if ev.still_start:
+            closed = closed + RUSH * np.maximum(0, depth - still_moves - 1)
+            still_moves = depth
+        prior = self.prior[parents] + costs
+        scores = prior + closed + opened.sum(axis=1)
 
-    def _select(
-        self,
-        keys: list[NodeKey],
-        scores: FloatArray,
-        prior: FloatArray,
-        closed: FloatArray,
-        opened: FloatArray,
-        boards: IntArray,
-        hands: BoolArray,
-    ) -> None:
-        """Keep the best candidate of each node, by weight (:data:`PRUNE`, :data:`WIDTH`)."""
+        fits = ev_rows.sum(axis=1)
+        best_fit = int(np.argmax(fits))
+        key_of = self._key_maker(reaches, sizes, len(self.keys), extra)
+        fit = Fit(ev.ceiling - float(fits[best_fit]), tuple(int(x) for x in boards[best_fit]), key_of(best_fit))
+
+        # Keep the best candidate of each node, by weight (PRUNE below the best, WIDTH).
         order = np.argsort(-scores, kind="stable")
         floor = scores[order[0]] - PRUNE
         seen: set[NodeKey] = set()
         kept: list[int] = []
+        keys: list[NodeKey] = []
         for i in order:
             if scores[i] < floor or len(kept) >= WIDTH:
                 break
-            k = keys[int(i)]
+            k = key_of(int(i))
             if k in seen:
                 continue
             seen.add(k)
             kept.append(int(i))
+            keys.append(k)
         idx = np.array(kept, dtype=np.int64)
-        self.keys = [keys[i] for i in kept]
-        self.prior = prior[idx]
+        self.keys = keys
         self.closed = closed[idx]
         self.open = opened[idx]
         self.boards = boards[idx]
         self.in_hand = hands[idx]
-        # Scores only matter relative to each other: keep them near zero.
-        shift = float(self.scores.max())
-        self.prior = self.prior - shift
+        self.still_moves = still_moves[idx]
+        # Weights only matter relative to each other: keep them near zero.
+        self.prior = prior[idx] - float(scores[order[0]])
+        return fit
+
+    def _key_maker(
+        self,
+        reaches: list[_Reach],
+        sizes: list[int],
+        beam: int,
+        extra: Sequence[tuple[int, NodeKey, float]],
+    ) -> Any:
+        """Candidate index → its node key, built only for the candidates looked at."""
+        offsets = np.cumsum([0, *sizes])
+        keys = self.keys
+
+        def key_of(i: int) -> NodeKey:
+            j = int(np.searchsorted(offsets, i, side="right")) - 1
+            row = i - int(offsets[j])
+            r = reaches[j]
+            if j >= beam:
+                return extra[row][1]
+            suffix = r.suffixes[row]
+            return ((*keys[j][0], *suffix) if suffix else keys[j][0], r.stages[row])
+
+        return key_of
 
     def pay_stillness(self, amount: float) -> None:
         """A still board lasts: nodes with seeds in hand pay ``amount`` more."""
@@ -357,6 +360,7 @@ class Tracker:
         self.open = self.open[idx]
         self.boards = self.boards[idx]
         self.in_hand = self.in_hand[idx]
+        self.still_moves = np.maximum(0, self.still_moves[idx] - 1)
         return new_root
 
     def reset(self, graph: MoveGraph, keys: Iterable[StageKey] = (("idle",),)) -> None:
@@ -370,6 +374,7 @@ class Tracker:
         self.prior = np.zeros(len(ks))
         self.closed = np.zeros(len(ks))
         self.open = np.zeros((len(ks), self.n))
+        self.still_moves = np.zeros(len(ks), dtype=np.int64)
 
     # -- state as data -------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -378,6 +383,7 @@ class Tracker:
             "prior": self.prior.tolist(),
             "closed": self.closed.tolist(),
             "open": self.open.tolist(),
+            "still_moves": self.still_moves.tolist(),
         }
 
     def load_json(self, data: Mapping[str, Any]) -> None:
@@ -391,6 +397,7 @@ class Tracker:
         stages = [self.stage(k) for k in self.keys]
         self.boards = np.array([s.board for s in stages], dtype=np.int64).reshape(-1, self.n)
         self.in_hand = np.array([s.in_hand for s in stages], dtype=bool)
+        self.still_moves = np.array(data["still_moves"], dtype=np.int64)
 
 
 def _key_to_json(key: Any) -> Any:
