@@ -70,15 +70,18 @@ class Model:
 
 
 CAMERA_SETTINGS: dict[str, Any] = {"sees_hands": True}
+#: A source whose noise changes frame to frame, under a camera's pace and hands.
+NOISY_CAMERA: dict[str, Any] = {"sees_hands": True, "independent_frames": True}
+SENSOR_SETTINGS: dict[str, Any] = {"independent_frames": True}
 
 
 def models(photos: Path | None) -> dict[str, Model]:
     out = {
-        "sensor": Model("sensor", "(a) exact, 1% off by one, camera pace", SENSOR_NOISE, CAMERA, CAMERA_SETTINGS),
+        "sensor": Model("sensor", "(a) exact, 1% off by one, camera pace", SENSOR_NOISE, CAMERA, NOISY_CAMERA),
         "growing": Model("growing", "(b) spread growing with the pile", GROWING, CAMERA, CAMERA_SETTINGS),
         "flat01": Model("flat01", "(b) flat spread 0.1", FLAT_01, CAMERA, CAMERA_SETTINGS),
         "flat02": Model("flat02", "(b) flat spread 0.2", FLAT_02, CAMERA, CAMERA_SETTINGS),
-        "seeds": Model("seeds", "(d) sensor board, seed by seed, 1% off", SENSOR_NOISE, SENSOR, {}),
+        "seeds": Model("seeds", "(d) sensor board, seed by seed, 1% off", SENSOR_NOISE, SENSOR, SENSOR_SETTINGS),
     }
     if photos is not None:
         out["photos"] = Model(

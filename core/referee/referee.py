@@ -119,6 +119,7 @@ class Referee:
         alert: float = 0.95,
         provisional: float = 0.9,
         sees_hands: bool = False,
+        independent_frames: bool = False,
     ) -> None:
         self.settle_time = settle_time
         """Seconds a reading must stay the same to count as still without the source's word."""
@@ -133,6 +134,10 @@ class Referee:
         self.sees_hands = sees_hands
         """The source shows a hand over the board (a camera: hidden pits), so a still board
         with every pit in view has no seeds in a hand. A sensor board sees no hands."""
+        self.independent_frames = independent_frames
+        """Each reading is new evidence (a sensor's noise changes frame to frame). A camera
+        reads an untouched pile the same way frame after frame: only a reading that
+        changes is (see :mod:`core.referee.tracker`)."""
         self.commit_mass = commit
         """Posterior mass at which a move is confirmed while the board moves or is hidden."""
         self.commit_still = commit_still
@@ -145,6 +150,8 @@ class Referee:
         self._last_change = float("-inf")
         self._still_since: float | None = None
         self._last_key: tuple[Any, ...] | None = None
+        self._told = False
+        """Judging again because a person counted a pit: their word needs no second look."""
         self._reset_game(start or Position.initial())
 
     # -- state -------------------------------------------------------------------------
@@ -165,6 +172,9 @@ class Referee:
         A move keeps the pits people counted, for as long as they stand
         (:func:`_counts_still_standing`); a correction forgets them."""
         self._emitted: set[Any] = set()
+        self._since: dict[Any, float] = {}
+        """Since when each thing that waits to be said has been seen on a still board."""
+        self._ready: Record | None = None
         self._touched: int | None = None
         self._provisional: tuple[Record, int] | None = None
         self._question: int | None = None
@@ -270,10 +280,13 @@ class Referee:
         visible = np.array([r is not None for r in readings], dtype=bool)
         seen = best_counts(readings)
         looked = self._looked
-        fresh = np.array(
-            [s is not None and looked[i] is not None and s != looked[i] for i, s in enumerate(seen)],
-            dtype=bool,
-        )
+        if self.independent_frames:
+            fresh = visible & np.array([x is not None for x in looked], dtype=bool)
+        else:
+            fresh = np.array(
+                [x is not None and looked[i] is not None and x != looked[i] for i, x in enumerate(seen)],
+                dtype=bool,
+            )
         away = away_new = 0.0
         if settled and self.sees_hands:
             away_new = HAND_AWAY
@@ -311,16 +324,18 @@ class Referee:
         tracker = self._tracker
         if key == self._last_key:
             tracker.pay_stillness(ev.hand_away)
+            self._since.pop("unexplained", None)
         else:
             saved = _Snapshot.of(tracker)
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
             if not self._explains(obs, fit.deficit, fit.board):
                 saved.restore(tracker)  # nothing explains it: it tells nothing about the game
-                if settled and self._held(obs):
+                if settled and self._lasts("unexplained", obs.t):
                     caught = self._catch_up(obs, ev, -np.inf)
                     return caught if caught is not None else self._out_of_sync(obs.t, "board", None)
                 return []
+            self._since.pop("unexplained", None)
             if settled and fit.deficit > LOOSE_FIT:
                 # Only loosely explained: more moves than a history reaches between two
                 # observations may have gone by unseen, and explain it far better.
@@ -331,19 +346,19 @@ class Referee:
             self._looked_at(obs)
         return self._decide(obs, settled)
 
-    def _held(self, obs: Observation) -> bool:
-        """Whether the board has held still, unchanged, for ``settle_time``: only then is a
-        mistake announced or the board called out of sync (a sensor cell's glitch, or a
+    def _lasts(self, what: Any, t: float) -> bool:
+        """``what`` is seen on a still board now: has it lasted ``settle_time``? Only then is
+        a mistake announced or the board called out of sync (a sensor cell's glitch, or a
         camera's one bad frame, is neither)."""
-        return obs.t - self._last_change >= self.settle_time
+        since = self._since.setdefault(what, t)
+        return t - since >= self.settle_time
 
     def _decide(self, obs: Observation, settled: bool) -> list[Event]:
         events = self._commit(obs.t, self.commit_still if settled else self.commit_mass)
         if self.position.is_over:
             return events
         if settled:
-            if self._held(obs):
-                events += self._mistake_alerts(obs.t)
+            events += self._mistake_alerts(obs.t)
             events += self._touch_move(obs.t)
             events += self._capture_pending(obs.t)
             events += self._questions(obs)
@@ -374,6 +389,12 @@ class Referee:
                 break
             mass, record = max(done)
             if mass < threshold:
+                self._ready = None
+                break
+            if self.independent_frames and self._ready != record and not self._told:
+                # A source whose noise changes frame to frame: sure at one observation,
+                # confirmed if still sure at the next (one glitching frame is not a move).
+                self._ready = record
                 break
             events += self._confirm_record(record, t)
         return events
@@ -474,6 +495,8 @@ class Referee:
             current = None
         if done:
             mass, record = max(done)
+            if record == self._ready:
+                return events  # sure already: confirmed at the next observation
             if mass >= self.provisional_mass and (current is None or current[0] != record):
                 if current is not None:
                     events.append(self._withdrawn(t))
@@ -513,8 +536,12 @@ class Referee:
             masses[k] = masses.get(k, 0.0) + float(p)
             makers[k] = stage.mistake
         events: list[Event] = []
-        for k, mass in masses.items():
-            if mass >= self.alert_mass and k not in self._emitted:
+        sure = {("mistake", k) for k, mass in masses.items() if mass >= self.alert_mass}
+        for what in [w for w in self._since if w[0] == "mistake" and w not in sure]:
+            del self._since[what]  # no longer sure: its clock starts again
+        for what in sure:
+            k = what[1]
+            if k not in self._emitted and self._lasts(what, t):
                 self._emitted.add(k)
                 events.append(self._alert(t, makers[k].alert()))
         return events
@@ -1011,9 +1038,14 @@ class Referee:
             return []
         self._last_key = None
         settled = self._still_since is not None
-        if self._sync is not None:
-            return self._while_out_of_sync(obs, self._evidence(obs, settled, self._still_since)[0])
-        return self._judge(obs, settled, self._still_since)
+        self._told = True
+        try:
+            if self._sync is not None:
+                ev = self._evidence(obs, settled, self._still_since)[0]
+                return self._while_out_of_sync(obs, ev)
+            return self._judge(obs, settled, self._still_since)
+        finally:
+            self._told = False
 
     def _last_move(self) -> MoveOutcome | None:
         """The move that made the current position, if the last thing that happened was a

@@ -75,6 +75,7 @@ def referee_from_header(header: Mapping[str, Any]) -> Referee:
         "alert",
         "provisional",
         "sees_hands",
+        "independent_frames",
     }
     return Referee(
         start, **{k: v if isinstance(v, bool) else float(v) for k, v in settings.items() if k in allowed}

@@ -547,7 +547,8 @@ def test_an_unexplained_board_is_reported_only_once_it_has_settled() -> None:
     odd[2] += 3
     assert ref.observe(Observation(0.0, "t", False, tuple(odd))) == []
     assert ref.observe(Observation(0.3, "t", False, tuple(odd))) == []
-    assert [e.type for e in ref.observe(Observation(0.6, "t", False, tuple(odd)))] == [
+    assert ref.observe(Observation(0.6, "t", False, tuple(odd))) == []  # still from now on
+    assert [e.type for e in ref.observe(Observation(1.1, "t", False, tuple(odd)))] == [
         "board_disturbed"
     ]
 
