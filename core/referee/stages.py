@@ -79,8 +79,7 @@ class Stage:
     key: StageKey
     board: tuple[int, ...]
     in_hand: bool
-    """Seeds are in a hand being sown (a pit just lifted does not count: its seeds may be
-    held a while)."""
+    """Seeds are in a hand, to be sown."""
     move: int | None
     """The pit being played (None: nothing lifted)."""
     mistake: Mistake | None = None
@@ -205,9 +204,7 @@ class MoveGraph:
             if board in (sown, final) or not _has_pit(path[k:]):
                 continue
             key = ("sow", m, k)
-            # Seeds just lifted may be held a while (a player thinking); once sowing has
-            # begun, a hand holding seeds is over the board.
-            self._add(Stage(key, board, k > 0, m))
+            self._add(Stage(key, board, True, m))
             sowing.append((k, key))
         captures: tuple[int, ...] = ()
         if out.captures and sown != final:
@@ -239,6 +236,8 @@ class MoveGraph:
                         continue
                     mistake = mistakes.illegal_lift(pos, o)
                     boards = list(sowing_boards(pos.pits, o, mistakes.illegal_lift_path(pos, o)))
+                    # Seeds lifted from a pit that may not be played are often held up
+                    # while the players sort it out, not sown at once.
                     self._add(Stage(("lift", o, 0), boards[0][1], False, o, mistake))
                     self._add(Stage(("lift", o, 1), boards[-1][1], False, o, mistake))
                     self._lifts.append(o)
