@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -77,15 +76,25 @@ SENSOR_SETTINGS: dict[str, Any] = {"independent_frames": True}
 
 def models(photos: Path | None) -> dict[str, Model]:
     out = {
-        "sensor": Model("sensor", "(a) exact, 1% off by one, camera pace", SENSOR_NOISE, CAMERA, NOISY_CAMERA),
-        "growing": Model("growing", "(b) spread growing with the pile", GROWING, CAMERA, CAMERA_SETTINGS),
+        "sensor": Model(
+            "sensor", "(a) exact, 1% off by one, camera pace", SENSOR_NOISE, CAMERA, NOISY_CAMERA
+        ),
+        "growing": Model(
+            "growing", "(b) spread growing with the pile", GROWING, CAMERA, CAMERA_SETTINGS
+        ),
         "flat01": Model("flat01", "(b) flat spread 0.1", FLAT_01, CAMERA, CAMERA_SETTINGS),
         "flat02": Model("flat02", "(b) flat spread 0.2", FLAT_02, CAMERA, CAMERA_SETTINGS),
-        "seeds": Model("seeds", "(d) sensor board, seed by seed, 1% off", SENSOR_NOISE, SENSOR, SENSOR_SETTINGS),
+        "seeds": Model(
+            "seeds", "(d) sensor board, seed by seed, 1% off", SENSOR_NOISE, SENSOR, SENSOR_SETTINGS
+        ),
     }
     if photos is not None:
         out["photos"] = Model(
-            "photos", "(c) real counter's beliefs on real photographs", load_photos(photos), CAMERA, CAMERA_SETTINGS
+            "photos",
+            "(c) real counter's beliefs on real photographs",
+            load_photos(photos),
+            CAMERA,
+            CAMERA_SETTINGS,
         )
     return out
 
@@ -166,7 +175,15 @@ def _desync(args: tuple[Model, str, int]) -> Score:
     return score(play, model.settings)
 
 
-def run_model(model: Model, games: int, mistakes: int, desyncs: int, seed: int, jobs: int, progress: Callable[[str], None]) -> Tally:
+def run_model(
+    model: Model,
+    games: int,
+    mistakes: int,
+    desyncs: int,
+    seed: int,
+    jobs: int,
+    progress: Callable[[str], None],
+) -> Tally:
     tally = Tally()
     pool: Any = ProcessPoolExecutor(jobs) if jobs > 1 else None
     mapper = pool.map if pool is not None else map
@@ -214,24 +231,29 @@ def report(model: Model, t: Tally) -> str:
     per_k = 1000.0 / max(1, t.moves)
     lines = [
         f"== {model.label} ==",
-        f"  games followed move for move   {t.followed}/{t.games} ({100 * t.followed / max(1, t.games):.1f} %), {t.moves} moves",
+        f"  games followed move for move   {t.followed}/{t.games}"
+        f" ({100 * t.followed / max(1, t.games):.1f} %), {t.moves} moves",
         f"  moves confirmed wrongly        {t.wrong}",
         f"  false alerts per 1,000 moves   {t.false_alerts * per_k:.2f} ({t.false_alerts})",
         f"  questions per 1,000 moves      {t.questions * per_k:.2f} ({t.questions})",
-        f"  delay to confirmation          median {_q(t.delays, 0.5):.2f} s, p99 {_q(t.delays, 0.99):.2f} s",
+        f"  delay to confirmation          median {_q(t.delays, 0.5):.2f} s,"
+        f" p99 {_q(t.delays, 0.99):.2f} s",
         f"  oracle: moves right            {t.oracle_right}/{t.oracle_moves}"
         f" (referee: {t.moves - t.wrong}/{t.moves} named right)",
         f"  mistakes found                 {t.found}/{t.mistakes}"
         + (f"  missed: {t.missed_kinds}" if t.missed_kinds else ""),
         f"  desyncs found again            {t.resynced}/{t.desyncs}, still boards median "
         f"{_q(t.resync_boards, 0.5):.0f} max {max(t.resync_boards, default=0)}, "
-        f"seconds median {_q(t.resync_seconds, 0.5):.2f} max {max(t.resync_seconds, default=0):.2f}; "
+        f"seconds median {_q(t.resync_seconds, 0.5):.2f}"
+        f" max {max(t.resync_seconds, default=0):.2f}; "
         f"out-of-sync alerts {t.desync_alerts}",
         f"  processing per observation     median {1000 * _q(t.seconds, 0.5):.2f} ms,"
         f" p99 {1000 * _q(t.seconds, 0.99):.2f} ms, max {1000 * max(t.seconds, default=0):.1f} ms",
     ]
     if t.lost:
-        lines.append("  not followed: " + ", ".join(t.lost[:12]) + (" …" if len(t.lost) > 12 else ""))
+        lines.append(
+            "  not followed: " + ", ".join(t.lost[:12]) + (" …" if len(t.lost) > 12 else "")
+        )
     return "\n".join(lines)
 
 

@@ -54,6 +54,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -237,7 +238,7 @@ def bench_video(video: Path, referee_defaults: bool) -> int:
     reader = BoardReader(calibration, counter_for(calibration))
     learner = PositionLearner(reader.counter)
     start_position = Position.initial(truth["rules"])
-    settings: dict[str, float] = {} if referee_defaults else dict(CAMERA_REFEREE)
+    settings: dict[str, Any] = {} if referee_defaults else dict(CAMERA_REFEREE)
     referee = Referee(start_position, **settings)
     cap = cv2.VideoCapture(str(video))
     times: list[float] = []

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.observation import Observation, PitReading
+from core.referee import presets
 from vision.calibration import Calibration
 from vision.counter import Counter, PitCounter, counter_from_json
 from vision.locate import corner_error, find_board
@@ -33,16 +34,9 @@ from vision.motion import MotionDetector, MotionState
 Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
-#: Referee settings that suit camera beliefs (pass as ``Referee(start, **CAMERA_REFEREE)``).
-#: A camera is sometimes confidently wrong about a pile (most belief on a count one
-#: or two off), which costs far more than the referee's default plausibility floor
-#: of -8 (measured against the reading's own best board) allows for; and the
-#: runner-up explanation ("one seed still in the hand") differs in one pile only,
-#: so a 2-nat margin is what the camera can honestly give. Both are needed:
-#: measured on four rendered 12-move games (bench/vision.py --video, seeds 0-3),
-#: every move with these settings; 36/48 moves with the default margin, 38/48 with
-#: the default floor.
-CAMERA_REFEREE: dict[str, float] = {"min_log_likelihood": -30.0, "margin": 2.0}
+#: Referee settings that suit a camera (pass as ``Referee(start, **CAMERA_REFEREE)``):
+#: the referee's own preset for cameras, :data:`core.referee.presets.CAMERA`.
+CAMERA_REFEREE: dict[str, Any] = dict(presets.CAMERA)
 
 TAIL_CUT = 1e-6
 """Belief below this at the high end of a vector is dropped (then renormalised)."""

@@ -73,7 +73,7 @@ class BoardRuntime:
         index: GameIndex,
         data_dir: Path,
         start: Position,
-        referee_settings: dict[str, float] | None = None,
+        referee_settings: dict[str, Any] | None = None,
         fair_play: bool = False,
         engine_factory: Callable[[Callable[[dict[str, Any]], None]], Any] | None = None,
         resume: bool = True,

@@ -236,10 +236,12 @@ def check_source(url: str, camera_calibration: Path | None = None) -> None:
         open_source(url)
 
 
-def referee_settings_for(url: str) -> dict[str, float]:
-    """Referee settings that suit the kind of source (cameras give softer beliefs)."""
-    if validate_url(url) in CAMERA_SCHEMES:
-        from vision.pipeline import CAMERA_REFEREE
+def referee_settings_for(url: str) -> dict[str, Any]:
+    """Referee settings that suit the kind of source (:mod:`core.referee.presets`)."""
+    from core.referee import presets
 
-        return dict(CAMERA_REFEREE)
-    return {}
+    if validate_url(url) in CAMERA_SCHEMES:
+        return dict(presets.CAMERA)
+    if url.startswith("replay://"):
+        return {}
+    return dict(presets.SENSOR)

@@ -55,7 +55,9 @@ def run(referee: Referee, cmd: Mapping[str, Any], t: float) -> list[Event]:
         if name == "undo":
             return referee.undo(t)
         if name == "confirm":
-            return referee.confirm(t, pit=cmd.get("pit"), count=cmd.get("count"), move=cmd.get("move"))
+            return referee.confirm(
+                t, pit=cmd.get("pit"), count=cmd.get("count"), move=cmd.get("move")
+            )
         if name == "declare_cycle_end":
             return referee.declare_cycle_end(t)
     except (RulesError, IllegalMoveError) as exc:

@@ -28,7 +28,7 @@ import numpy as np
 
 from core.observation import Observation
 from core.position import Position
-from core.referee.events import ALERT_TYPES, Event
+from core.referee.events import Event
 from core.referee.likelihood import log_likelihood_table, score_boards
 from core.referee.playthrough import Playthrough, feed
 from core.referee.referee import Referee
@@ -93,9 +93,14 @@ def score(
                 confirmed += 1
             elif e.type == "new_game" and e.get("auto"):
                 found_t = e.t if found_t is None else found_t
-            elif e.type == "board_restored" and play.desync is not None and desync_t is not None:
-                if e.t >= desync_t and found_t is None:
-                    found_t = e.t
+            elif (
+                e.type == "board_restored"
+                and play.desync is not None
+                and desync_t is not None
+                and e.t >= desync_t
+                and found_t is None
+            ):
+                found_t = e.t
             if not e.is_alert:
                 continue
             if e.type in QUESTIONS:
@@ -166,7 +171,11 @@ def oracle(play: Playthrough) -> OracleScore:
         table = log_likelihood_table(obs.pits, pos.ruleset.total_seeds)
         best = lines[int(np.argmax(score_boards(table, boards)))]
         out.moves += len(truth)
-        out.right += sum(1 for a, b in zip(best, truth, strict=True) if a == b) if best == tuple(truth) else 0
+        out.right += (
+            sum(1 for a, b in zip(best, truth, strict=True) if a == b)
+            if best == tuple(truth)
+            else 0
+        )
         for m in truth:
             pos = pos.play(m)
         done = n

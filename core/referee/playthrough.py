@@ -46,7 +46,7 @@ from typing import Any
 from core.observation import Observation, PitReading
 from core.position import Position
 from core.referee.events import Event
-from core.referee.mistakes import mistaken_path, sown_board
+from core.referee.mistakes import mistaken_path
 from core.referee.referee import Referee
 from core.referee.stages import missed_capture_position, sowing_boards
 
@@ -289,7 +289,9 @@ class _Player:
         self.rng = rng
         self.pace = cam.pace
 
-    def sow(self, before: Sequence[int], origin: int, path: Sequence[int], relays: Sequence[int] = ()) -> tuple[int, ...]:
+    def sow(
+        self, before: Sequence[int], origin: int, path: Sequence[int], relays: Sequence[int] = ()
+    ) -> tuple[int, ...]:
         """Lift ``origin`` and sow ``path`` seed by seed; return the board."""
         self.cam.frames(before, self.pace.reach, origin)
         board: tuple[int, ...] = tuple(before)
@@ -348,7 +350,11 @@ def mistake_fits(pos: Position, move: int, kind: str) -> bool:
     if kind == "missed_capture":
         after = missed_capture_position(out)
         taken = {p for p, _ in out.captures}
-        return after is not None and not after.is_over and any(m not in taken for m in after.legal_moves())
+        return (
+            after is not None
+            and not after.is_over
+            and any(m not in taken for m in after.legal_moves())
+        )
     if kind == "origin":
         return len(out.sown) > ring and not out.relays
     if kind in ("skip", "double", "clockwise"):
@@ -367,7 +373,8 @@ def _late_wrong_capture(pos: Position, move: int) -> list[int] | None:
     out = pos.outcome(move)
     after = out.position.pits
     theirs = [
-        s for s in dict.fromkeys(reversed([s for s in out.sown if s >= 0]))
+        s
+        for s in dict.fromkeys(reversed([s for s in out.sown if s >= 0]))
         if after[s] and pos.ruleset.owner(s) != out.player
     ]
     return theirs[:2] if len(theirs) >= 2 else None
@@ -425,7 +432,9 @@ def render_game(
     return play
 
 
-def _mistake_before(player: _Player, pos: Position, pit: int, kind: str, index: int) -> Expected | None:
+def _mistake_before(
+    player: _Player, pos: Position, pit: int, kind: str, index: int
+) -> Expected | None:
     """Show a mistake before ``pit`` is played, leave it a moment, then put the board back."""
     rules = pos.ruleset
     board = pos.pits
@@ -456,9 +465,13 @@ def _mistake_before(player: _Player, pos: Position, pit: int, kind: str, index: 
     if kind == "skip":
         nxt = (pos.to_move + 1) % rules.players
         choices = [
-            i for i in range(n)
-            if ring[i % size] >= 0 and ring[(i + 1) % size] >= 0
-            and not (i == n - 1 and board[ring[i % size]] == 0 and rules.owner(ring[i % size]) == nxt)
+            i
+            for i in range(n)
+            if ring[i % size] >= 0
+            and ring[(i + 1) % size] >= 0
+            and not (
+                i == n - 1 and board[ring[i % size]] == 0 and rules.owner(ring[i % size]) == nxt
+            )
         ]
         if not choices:
             return None
@@ -474,7 +487,7 @@ def _mistake_before(player: _Player, pos: Position, pit: int, kind: str, index: 
         pits = frozenset({ring[(i - 1) % size], ring[i % size]})
     elif kind == "clockwise":
         path = mistaken_path("clockwise", ring, pit, n)
-        pits = frozenset({pit, tuple(reversed(ring))[0]})
+        pits = frozenset({pit, ring[-1]})
     elif kind == "origin":
         path = mistaken_path("origin", ring, pit, n)
         pits = frozenset({pit})
@@ -497,7 +510,11 @@ def _wrong_capture(
     rules = pos.ruleset
     allowed = {p for p, _ in out.captures}
     if out.captures:
-        own = [i for i in {s for s in out.sown if s >= 0} if board[i] and i not in allowed and rules.owner(i) == out.player]
+        own = [
+            i
+            for i in {s for s in out.sown if s >= 0}
+            if board[i] and i not in allowed and rules.owner(i) == out.player
+        ]
         if not own:
             return None
         wrong = {player.rng.choice(sorted(own))}
@@ -625,7 +642,9 @@ def _continue(
     for item in more.timeline:
         t = round(item.t + offset, 6)
         if isinstance(item, Observation):
-            shifted.append(Observation(t, item.source, item.stable, item.pits, item.stores, item.lifted))
+            shifted.append(
+                Observation(t, item.source, item.stable, item.pits, item.stores, item.lifted)
+            )
         else:
             shifted.append(Command(t, item.command))
     play.timeline.extend(shifted)

@@ -248,7 +248,9 @@ class Referee:
         # How long the board has been still *and unchanged* (a sensor calls every seed's
         # board stable: each is a still board of its own).
         previous_still = self._still_since if self._last_change < obs.t else None
-        self._still_since = (previous_still if previous_still is not None else obs.t) if settled else None
+        self._still_since = (
+            (previous_still if previous_still is not None else obs.t) if settled else None
+        )
         if self.position.is_over:
             return self._after_game(obs, settled)
         return self._judge(obs, settled, previous_still)
@@ -262,7 +264,11 @@ class Referee:
         if not np.isfinite(t):
             t = 0.0
         return self._event(
-            "bad_observation", t, pits=[], names=[], text=f"a malformed observation was ignored: {message}"
+            "bad_observation",
+            t,
+            pits=[],
+            names=[],
+            text=f"a malformed observation was ignored: {message}",
         )
 
     def _readings(self, obs: Observation) -> tuple[PitReading, ...]:
@@ -284,7 +290,10 @@ class Referee:
             fresh = visible & np.array([x is not None for x in looked], dtype=bool)
         else:
             fresh = np.array(
-                [x is not None and looked[i] is not None and x != looked[i] for i, x in enumerate(seen)],
+                [
+                    x is not None and looked[i] is not None and x != looked[i]
+                    for i, x in enumerate(seen)
+                ],
                 dtype=bool,
             )
         away = away_new = 0.0
@@ -297,7 +306,9 @@ class Referee:
                 before = min(self._last_still_elapsed, cap)
                 now = min(obs.t - previous_still, cap)
                 away = HAND_AWAY_PER_S * (now - before)
-        self._last_still_elapsed = 0.0 if not settled or previous_still is None else obs.t - previous_still
+        self._last_still_elapsed = (
+            0.0 if not settled or previous_still is None else obs.t - previous_still
+        )
         still_start = settled and previous_still is None
         return Evidence(table, visible, fresh, settled, away, away_new, still_start), (
             readings,
@@ -418,7 +429,9 @@ class Referee:
         if missed:
             after = missed_capture_position(out)
             assert after is not None
-            events.append(self._alert(t, wording.missed_capture_alert(out, self._next_move(record))))
+            events.append(
+                self._alert(t, wording.missed_capture_alert(out, self._next_move(record)))
+            )
         else:
             after = out.position
         self._history.append((self.position, out))
@@ -480,7 +493,12 @@ class Referee:
             return []
         return [
             self._event(
-                "game_over", t, winner=end.winner, scores=list(end.scores), reason=end.reason, text=end.text
+                "game_over",
+                t,
+                winner=end.winner,
+                scores=list(end.scores),
+                reason=end.reason,
+                text=end.text,
             )
         ]
 
@@ -626,9 +644,13 @@ class Referee:
         top_mass, top, a = classes[0]
         tracker = self._tracker
         board_of = [tracker.stage(tracker.keys[i]).board for _, _, i in classes]
-        if top[0] == "move" and tracker.stage(tracker.keys[a]).in_hand:
-            if top_mass >= self.alert_mass and still_for >= self.stall_time:
-                return self._stalled(obs.t, a)
+        if (
+            top[0] == "move"
+            and tracker.stage(tracker.keys[a]).in_hand
+            and top_mass >= self.alert_mass
+            and still_for >= self.stall_time
+        ):
+            return self._stalled(obs.t, a)
         if top_mass >= self.commit_mass or len(classes) < 2:
             return []
         runner_mass, runner, _ = classes[1]
@@ -679,7 +701,10 @@ class Referee:
         done = graph.sown_board(m)
         sowing = tracker.stage(tracker.keys[node]).board
         left = len(out.sown) - int(skey[2]) if skey[0] == "sow" else 1
-        what = (wording.describe_stage(self.position.ruleset, "done", m), self._describe((hist, skey)))
+        what = (
+            wording.describe_stage(self.position.ruleset, "done", m),
+            self._describe((hist, skey)),
+        )
         return self._ask_to_count(
             t,
             key,
@@ -772,7 +797,11 @@ class Referee:
             events.append(self._restored(t, self._question, ""))
         alert = self._disturbed_alert(t, cause, seen, diff)
         self._sync = OutOfSync(
-            alert["alert_id"], cause, tuple(seen), tuple((d["pit"], d["seen"]) for d in diff), before
+            alert["alert_id"],
+            cause,
+            tuple(seen),
+            tuple((d["pit"], d["seen"]) for d in diff),
+            before,
         )
         return [*events, alert]
 
@@ -825,7 +854,11 @@ class Referee:
             return []
         sync.diff = key
         sync.seen = tuple(seen)
-        return [self._disturbed_alert(obs.t, sync.cause, seen, diff, alert_id=sync.alert_id, update=True)]
+        return [
+            self._disturbed_alert(
+                obs.t, sync.cause, seen, diff, alert_id=sync.alert_id, update=True
+            )
+        ]
 
     def _search(self, ev: Evidence, before: Position | None) -> Found | None:
         anchors = [Anchor("root", self.position, RESYNC_DEPTH)]
@@ -851,7 +884,9 @@ class Referee:
             events += self._confirm_record((m, False), t)
         how = f"{len(found.line)} move(s) played meanwhile" if found.line else ""
         self.alerts = [a for a in self.alerts if a.get("alert_id") != sync.alert_id]
-        events.append(self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how)))
+        events.append(
+            self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how))
+        )
         ev, self._last_key = self._evidence(obs, True, self._still_since)
         self._tracker.update(ev)
         self._looked_at(obs)
@@ -975,7 +1010,9 @@ class Referee:
         )
         return [ev, *self.check_board(t, "undo", before)]
 
-    def confirm(self, t: float, *, pit: Any = None, count: Any = None, move: Any = None) -> list[Event]:
+    def confirm(
+        self, t: float, *, pit: Any = None, count: Any = None, move: Any = None
+    ) -> list[Event]:
         rules = self.position.ruleset
         if move is not None:
             m = commands.move_pit(move, self.position)
@@ -991,7 +1028,12 @@ class Referee:
         # A person counting at the board: the players have stopped, nobody holds seeds.
         self._tracker.pay_stillness(COUNTING_STILL)
         ev = self._event(
-            "confirmed", t, pit=p, name=rules.pit_name(p), count=c, text=f"pit {rules.pit_name(p)} counted: {c} seeds"
+            "confirmed",
+            t,
+            pit=p,
+            name=rules.pit_name(p),
+            count=c,
+            text=f"pit {rules.pit_name(p)} counted: {c} seeds",
         )
         return [ev, *self._redecide()]
 
@@ -1102,7 +1144,12 @@ class Referee:
             "alerts": [a.to_json() for a in self.alerts],
             "game_over": None
             if end is None
-            else {"winner": end.winner, "scores": list(end.scores), "reason": end.reason, "text": end.text},
+            else {
+                "winner": end.winner,
+                "scores": list(end.scores),
+                "reason": end.reason,
+                "text": end.text,
+            },
             "seq": self._seq,
         }
 

@@ -30,8 +30,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core.position import Position
-from core.referee.events import Event
 from core.referee.commands import CommandError
+from core.referee.events import Event
 from core.referee.referee import Referee
 
 FORMAT = "oware-observations"
@@ -77,9 +77,10 @@ def referee_from_header(header: Mapping[str, Any]) -> Referee:
         "sees_hands",
         "independent_frames",
     }
-    return Referee(
-        start, **{k: v if isinstance(v, bool) else float(v) for k, v in settings.items() if k in allowed}
-    )
+    kept: dict[str, Any] = {
+        k: v if isinstance(v, bool) else float(v) for k, v in settings.items() if k in allowed
+    }
+    return Referee(start, **kept)
 
 
 def line_kind(line: Mapping[str, Any]) -> str:

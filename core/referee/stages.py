@@ -179,7 +179,9 @@ class MoveGraph:
         were to be taken (lifting one looks exactly like taking it)."""
         """The move that led here, if one did (its wrong captures are seen here)."""
         self.n = position.ruleset.num_pits
-        self._stages: dict[StageKey, Stage] = {("idle",): Stage(("idle",), position.pits, False, None)}
+        self._stages: dict[StageKey, Stage] = {
+            ("idle",): Stage(("idle",), position.pits, False, None)
+        }
         self._moves: dict[int, _Move] = {}
         self._reach: dict[StageKey, Reach] = {}
         self._mistakes: dict[int, list[mistakes.SowingMistake]] | None = None
@@ -211,10 +213,10 @@ class MoveGraph:
             captures = tuple(sorted({p for p, _ in out.captures}))
             for size in range(len(captures)):
                 for taken in combinations(captures, size):
-                    board = list(sown)
+                    left = list(sown)
                     for p in taken:
-                        board[p] = 0
-                    self._add(Stage(("cap", m, taken), tuple(board), False, m))
+                        left[p] = 0
+                    self._add(Stage(("cap", m, taken), tuple(left), False, m))
         self._moves[m] = _Move(out, tuple(sowing), captures, sown)
 
     def _build_mistakes(self) -> dict[int, list[mistakes.SowingMistake]]:
@@ -235,11 +237,11 @@ class MoveGraph:
                     if seeds == 0 or o in self._moves:
                         continue
                     mistake = mistakes.illegal_lift(pos, o)
-                    boards = list(sowing_boards(pos.pits, o, mistakes.illegal_lift_path(pos, o)))
+                    lifted = list(sowing_boards(pos.pits, o, mistakes.illegal_lift_path(pos, o)))
                     # Seeds lifted from a pit that may not be played are often held up
                     # while the players sort it out, not sown at once.
-                    self._add(Stage(("lift", o, 0), boards[0][1], False, o, mistake))
-                    self._add(Stage(("lift", o, 1), boards[-1][1], False, o, mistake))
+                    self._add(Stage(("lift", o, 0), lifted[0][1], False, o, mistake))
+                    self._add(Stage(("lift", o, 1), lifted[-1][1], False, o, mistake))
                     self._lifts.append(o)
         return self._mistakes
 
@@ -423,7 +425,10 @@ class MoveGraph:
             stages.append((("bad", m, v.kind, v.wrong_index, v.wrong_index + 1), cost))
             if end > v.wrong_index + 1:
                 stages.append(
-                    (("bad", m, v.kind, v.wrong_index, end), cost + STEP * (end - v.wrong_index - 1))
+                    (
+                        ("bad", m, v.kind, v.wrong_index, end),
+                        cost + STEP * (end - v.wrong_index - 1),
+                    )
                 )
 
     def _after_seeds(

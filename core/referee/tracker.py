@@ -181,7 +181,9 @@ class Tracker:
         costs: list[float] = []
         in_hand: list[bool] = []
 
-        def add(suffix: tuple[Record, ...], s: Stage | None, sk: StageKey, board: Any, c: float) -> None:
+        def add(
+            suffix: tuple[Record, ...], s: Stage | None, sk: StageKey, board: Any, c: float
+        ) -> None:
             suffixes.append(suffix)
             keys.append(sk)
             boards.append(board)
@@ -280,7 +282,11 @@ class Tracker:
         fits = ev_rows.sum(axis=1)
         best_fit = int(np.argmax(fits))
         key_of = self._key_maker(reaches, sizes, len(self.keys), extra)
-        fit = Fit(ev.ceiling - float(fits[best_fit]), tuple(int(x) for x in boards[best_fit]), key_of(best_fit))
+        fit = Fit(
+            ev.ceiling - float(fits[best_fit]),
+            tuple(int(x) for x in boards[best_fit]),
+            key_of(best_fit),
+        )
 
         # Keep the best candidate of each node, by weight (PRUNE below the best, WIDTH).
         order = np.argsort(-scores, kind="stable")

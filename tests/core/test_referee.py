@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from core import Observation, Position
 from core.referee import CommandError, Event, Referee
-from core.referee.stages import sowing_boards
 from core.referee.referee import Counted, _counts_still_standing
 from core.referee.scenarios import (
     EXPECTED_EVENT,
@@ -26,6 +25,7 @@ from core.referee.scenarios import (
     render_game,
 )
 from core.referee.session import replay, session_header
+from core.referee.stages import sowing_boards
 
 FAMILIES: list[tuple[str, dict[str, Any]]] = [
     ("abapa", {}),
