@@ -20,6 +20,7 @@ export function emptyModel() {
     legal: [],
     moves: [], // [{player, pit, name, notation, captured}]
     lastMove: null, // the last `move` event
+    provisional: null, // a `move_provisional` event: the move the referee is reading
     pending: null, // a `capture_pending` event
     alerts: [],
     gameOver: null,
@@ -58,6 +59,7 @@ export function applyMessage(model, msg) {
       model.fairPlay = Boolean(msg.fair_play);
       if (msg.link) model.link = msg.link;
       model.pending = null;
+      model.provisional = null;
       if (model.lastMove && !model.moves.length) model.lastMove = null;
       model.seq = msg.seq ?? model.seq;
       break;
@@ -68,6 +70,7 @@ export function applyMessage(model, msg) {
         captured: msg.captured,
       });
       model.lastMove = msg;
+      model.provisional = null;
       model.pending = null;
       model.alerts = [];
       model.suggestion = null; // it was about the position before this move
@@ -77,14 +80,29 @@ export function applyMessage(model, msg) {
     case "capture_pending":
       model.pending = msg;
       break;
+    case "move_provisional":
+      // Shown as "being read" until the referee confirms it (a `move`) or withdraws it.
+      model.provisional = msg;
+      break;
+    case "move_withdrawn":
+      if (model.provisional?.seq === msg.provisional || msg.provisional === undefined) {
+        model.provisional = null;
+      }
+      break;
     case "board_restored":
-      model.alerts = [];
+      // It closes one alert (`closes`: its alert_id); older servers closed them all.
+      if (typeof msg.closes === "number") {
+        model.alerts = model.alerts.filter((a) => a.alert_id !== msg.closes);
+      } else {
+        model.alerts = [];
+      }
       break;
     case "new_game":
     case "corrected":
       setPosition(model, msg.position);
       model.alerts = [];
       model.pending = null;
+      model.provisional = null;
       model.gameOver = null;
       model.suggestion = null;
       if (msg.type === "new_game") {
@@ -120,11 +138,16 @@ export function applyMessage(model, msg) {
       break;
     default:
       if (ALERTS.has(msg.type)) {
-        // The same alert again (same type and pits) replaces the old one.
-        const key = `${msg.type}:${(msg.pits ?? []).join(",")}`;
-        model.alerts = model.alerts.filter((a) => `${a.type}:${(a.pits ?? []).join(",")}` !== key);
-        model.alerts.push(msg);
-        out.announce.push({ kind: "alert", event: msg });
+        // An alert with the alert_id of one shown replaces it in place (the referee's
+        // out-of-sync alert is updated as the board changes: one card, not one per
+        // reading); without one, the same type on the same pits replaces the old card.
+        const key = (a) =>
+          typeof a.alert_id === "number" ? `id:${a.alert_id}` : `${a.type}:${(a.pits ?? []).join(",")}`;
+        const index = model.alerts.findIndex((a) => key(a) === key(msg));
+        if (index >= 0) model.alerts[index] = msg;
+        else model.alerts.push(msg);
+        // An update is not news: the screen reader heard the alert when it came.
+        if (!msg.update || index < 0) out.announce.push({ kind: "alert", event: msg });
       }
   }
   return out;

@@ -141,7 +141,9 @@ export function renderLastMove(model, ctx) {
     return;
   }
   const last = model.lastMove ?? model.moves.at(-1);
-  p.textContent = last ? t("ui.last_move", { move: last.notation ?? last.name }) : t("ui.no_moves");
+  let text = last ? t("ui.last_move", { move: last.notation ?? last.name }) : t("ui.no_moves");
+  if (model.provisional) text += ` · ${t("ui.reading_move", { move: model.provisional.name })}`;
+  p.textContent = text;
 }
 
 /** The move list "1. F f+2 2. A b" as list items, one per move number. */
