@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from core import Position
+from core.referee import presets
 from core.referee.evaluation import Score, oracle, score
 from core.referee.playthrough import (
     CAMERA,
@@ -68,10 +69,10 @@ class Model:
     settings: dict[str, Any]
 
 
-CAMERA_SETTINGS: dict[str, Any] = {"sees_hands": True}
+CAMERA_SETTINGS: dict[str, Any] = dict(presets.CAMERA)
 #: A source whose noise changes frame to frame, under a camera's pace and hands.
 NOISY_CAMERA: dict[str, Any] = {"sees_hands": True, "independent_frames": True}
-SENSOR_SETTINGS: dict[str, Any] = {"independent_frames": True}
+SENSOR_SETTINGS: dict[str, Any] = dict(presets.SENSOR)
 
 
 def models(photos: Path | None) -> dict[str, Model]:

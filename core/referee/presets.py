@@ -7,8 +7,8 @@ its noise changes from one frame to the next (so every frame is evidence, and a 
 confirmed only on two sure readings in a row).
 
 >>> from core.referee import Referee
->>> Referee(**CAMERA).sees_hands
-True
+>>> Referee(**CAMERA).sees_hands, Referee(**CAMERA).independent_frames
+(True, False)
 >>> Referee(**SENSOR).independent_frames
 True
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-CAMERA: dict[str, Any] = {"sees_hands": True}
+CAMERA: dict[str, Any] = {"sees_hands": True, "independent_frames": False}
 """A camera over the board (``camera://``, ``video://``)."""
 
-SENSOR: dict[str, Any] = {"independent_frames": True}
+SENSOR: dict[str, Any] = {"sees_hands": False, "independent_frames": True}
 """A sensor board under the pits (``serial://``, ``sim://``)."""

@@ -369,7 +369,7 @@ class Referee:
         if self.position.is_over:
             return events
         if settled:
-            events += self._mistake_alerts(obs.t)
+            events += self._mistake_alerts(obs)
             events += self._touch_move(obs.t)
             events += self._capture_pending(obs.t)
             events += self._questions(obs)
@@ -542,15 +542,24 @@ class Referee:
         )
 
     # -- alerts -------------------------------------------------------------------------------
-    def _mistake_alerts(self, t: float) -> list[Event]:
+    def _mistake_alerts(self, obs: Observation) -> list[Event]:
+        t = obs.t
+        # The same still board must show the mistake for settle_time: a board that keeps
+        # changing (a player putting a mistake right, seed by seed) is not yet one.
+        readings = self._readings(obs)
+        board = best_counts(readings)
+        # ... and that board itself, where the reading is sure of a pile: a mistake whose
+        # board the reading contradicts is what is left once the right history was
+        # dropped, not what the players did.
+        sure_pits = [i for i, r in enumerate(readings) if _sure(r)]
         tracker = self._tracker
         masses: dict[tuple[int, Any], float] = {}
         makers: dict[tuple[int, Any], Any] = {}
         for key, p in zip(tracker.keys, tracker.posterior(), strict=True):
             stage = tracker.stage(key)
-            if stage.mistake is None:
+            if stage.mistake is None or any(stage.board[i] != board[i] for i in sure_pits):
                 continue
-            k = (len(self.moves) + len(key[0]), stage.mistake.key)
+            k = (len(self.moves) + len(key[0]), stage.mistake.key, board)
             masses[k] = masses.get(k, 0.0) + float(p)
             makers[k] = stage.mistake
         events: list[Event] = []
@@ -559,8 +568,9 @@ class Referee:
             del self._since[what]  # no longer sure: its clock starts again
         for what in sure:
             k = what[1]
-            if k not in self._emitted and self._lasts(what, t):
-                self._emitted.add(k)
+            said = k[:2]  # once per mistake, whatever board it is seen on
+            if said not in self._emitted and self._lasts(what, t):
+                self._emitted.add(said)
                 events.append(self._alert(t, makers[k].alert()))
         return events
 
@@ -1193,3 +1203,15 @@ def _counts_still_standing(
             continue
         kept[pit] = Counted(c.count, now, c.ply)
     return kept
+
+
+def _sure(reading: PitReading) -> bool:
+    """The reading is sure of its pile's count (a count, or a belief of 0.9 on one)."""
+    if reading is None:
+        return False
+    if isinstance(reading, int):
+        return True
+    return max(reading) >= SURE_READING
+
+
+SURE_READING = 0.9

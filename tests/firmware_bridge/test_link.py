@@ -17,7 +17,7 @@ import pytest
 
 from core import Position
 from core.observation import Observation, most_likely, probability
-from core.referee import ALERT_TYPES, Referee
+from core.referee import ALERT_TYPES, Referee, presets
 from firmware_bridge.source import SimSource, device_options_from_query, open_source
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions
 
@@ -94,7 +94,7 @@ def assert_game_seen(run: Run) -> None:
 
 def assert_referee_agrees(run: Run) -> None:
     """The referee, fed every observation, reports exactly the moves played and no alert."""
-    referee = Referee(Position.initial("abapa"))
+    referee = Referee(Position.initial("abapa"), **presets.SENSOR)
     events = [e for o in run.observations for e in referee.observe(o)]
     played = [e.pit for e in run.src.board.player.truth if e.kind == "move"]
     assert [e.to_json()["pit"] for e in events if e.type == "move"] == played
@@ -200,7 +200,7 @@ def test_player_mistakes_reach_the_referee_as_alerts_then_the_game_goes_on() -> 
     """Sowing the wrong way round: the referee says so, the player fixes it, play continues."""
     player = PlayerOptions(max_moves=3, loop=False, mistakes=1.0, mistake_kinds=["wrong_direction"])
     run = play(DeviceOptions(seed=4, speed=0, player=player))
-    referee = Referee(Position.initial("abapa"))
+    referee = Referee(Position.initial("abapa"), **presets.SENSOR)
     events = [e.to_json() for o in run.observations for e in referee.observe(o)]
     played = [e.pit for e in run.src.board.player.truth if e.kind == "move"]
     alerts = [e for e in events if e["type"] in ALERT_TYPES]
@@ -233,7 +233,7 @@ def test_a_missed_capture_is_flagged_and_the_game_goes_on_without_it() -> None:
     """The player leaves a capture on the board and the opponent plays on: the referee says so."""
     player = PlayerOptions(max_moves=30, loop=False, mistakes=1.0, mistake_kinds=["missed_capture"])
     run = play(DeviceOptions(seed=2, speed=0, player=player))
-    referee = Referee(Position.initial("abapa"))
+    referee = Referee(Position.initial("abapa"), **presets.SENSOR)
     events = [e.to_json() for o in run.observations for e in referee.observe(o)]
     truth = [e for e in run.src.board.player.truth if e.kind == "move"]
     missed = [e.pit for e in truth if e.detail == "missed_capture"]
