@@ -261,8 +261,12 @@ class BoardRuntime:
         obs = replace(obs, t=self._retime(obs.t))
         self._last_t = obs.t
         self.observations += 1
-        self.session.append(obs.to_json())
-        self._publish(self.referee.observe(obs))
+        line = obs.to_json()
+        self.session.append(line)
+        # The referee judges the observation as the log holds it (read back, its beliefs
+        # normalised as a replay normalises them), so a replay or a restart after a crash
+        # sees exactly what the live referee saw, to the last bit.
+        self._publish(self.referee.observe(Observation.from_json(line)))
 
     def _observe_raw(self, raw: dict[str, Any]) -> None:
         """A line a replay could not parse: the referee says ``bad_observation``."""

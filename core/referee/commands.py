@@ -101,7 +101,9 @@ def move_pit(move: Any, position: Position) -> int:
         try:
             move = parse_move(move, position.players)
         except ValueError:
-            raise CommandError(f"move {move!r} is not legal here") from None
+            raise CommandError(
+                f"move {move!r} is not a pit name: give one such as A or f"
+            ) from None
     if isinstance(move, bool) or not isinstance(move, int) or not position.is_legal(move):
         raise CommandError(f"move {move!r} is not legal here")
     return move
@@ -114,9 +116,12 @@ def counted_pit(pit: Any, count: Any, position: Position) -> tuple[int, int]:
         try:
             pit = parse_move(pit, rules.players)
         except ValueError:
-            raise CommandError(f"there is no pit {pit!r}") from None
+            raise CommandError(f"{pit!r} is not a pit name: give one such as A or f") from None
     if isinstance(pit, bool) or not isinstance(pit, int) or not 0 <= pit < rules.num_pits:
-        raise CommandError("confirm needs a pit index (or name) and its count, or a move")
+        raise CommandError(
+            f"pit {pit!r} is not on this board: confirm needs a pit name (or index) and its"
+            " count, or a move"
+        )
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise CommandError("confirm needs the number of seeds counted in the pit")
     return pit, count

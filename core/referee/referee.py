@@ -330,7 +330,7 @@ class Referee:
         if self._pending_check is not None and settled:
             cause, before = self._pending_check
             self._pending_check = None
-            if not self._explains_root(obs, ev):
+            if not self._explains_root(obs, ev) and not self._explains_by_play(obs, ev):
                 return self._out_of_sync(obs.t, cause, before)
         tracker = self._tracker
         if key == self._last_key:
@@ -438,6 +438,10 @@ class Referee:
         self.moves.append(out)
         move = self._move_event(t, out, after, capture_missed=missed, provisional=provisional)
         self._tracker.commit(record)
+        if self._told:
+            # Named on a person's count: the players are still stopped, nobody holds seeds
+            # of the next move yet.
+            self._tracker.pay_stillness(COUNTING_STILL)
         self._new_position()  # also forgets the last reading: look at it again from here
         return [*events, move, *self._game_over_events(t)]
 
@@ -1079,9 +1083,19 @@ class Referee:
             self._pending_check = (cause, before)
             return []
         ev, _ = self._evidence(obs, True, self._still_since)
-        if self._explains_root(obs, ev):
+        if self._explains_root(obs, ev) or self._explains_by_play(obs, ev):
             return []
         return self._out_of_sync(t, cause, before)
+
+    def _explains_by_play(self, obs: Observation, ev: Evidence) -> bool:
+        """Whether play from the position (a move the board already shows) explains the
+        reading: then the next readings name that move, with no alarm in between."""
+        saved = _Snapshot.of(self._tracker)
+        try:
+            fit = self._tracker.update(ev, [])
+            return self._explains(obs, fit.deficit, fit.board)
+        finally:
+            saved.restore(self._tracker)
 
     def _redecide(self) -> list[Event]:
         """Look at the last observation again in the light of a person's count."""

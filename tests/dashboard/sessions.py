@@ -24,9 +24,9 @@ from typing import Any
 
 from core import Position
 from core.observation import Observation
+from core.referee import presets
 from core.referee.scenarios import random_game, render_game
 from core.referee.session import session_header
-from vision.pipeline import CAMERA_REFEREE
 
 
 def _write(path: Path, start: Position, observations: list[dict[str, Any]]) -> Path:
@@ -67,7 +67,8 @@ def ambiguous_log(path: Path) -> tuple[Path, list[int]]:
 
 
 def stalled_log(path: Path) -> tuple[Path, int, int]:
-    """Two moves, then South's D sown with a camera sure its last pile holds a seed less.
+    """Two moves, then South's D sown, a sensor sure its last pile holds a seed less (a seed
+    still in the hand: a camera would see no hand, and take the move as done).
 
     Returns the path, the pit the referee will ask about and its true count."""
     start = Position.initial()
@@ -80,7 +81,7 @@ def stalled_log(path: Path) -> tuple[Path, int, int]:
     belief[board[last] - 1], belief[board[last]] = 0.97, 0.03
     board[last] = belief
     _, tail = _frames(session.observations[-1].t, board, 100)  # 10 s of a still board
-    header = session_header(start, **CAMERA_REFEREE)
+    header = session_header(start, **presets.SENSOR)
     lines = [header, *(o.to_json() for o in session.observations), *tail]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path, last, out.position.pits[last]

@@ -143,7 +143,7 @@ def test_alert_in_words_with_its_pits_coloured(
 def test_answer_a_sowing_that_stands_still(
     live_server: LiveServer, new_page: Any, page_errors: list[str]
 ) -> None:
-    # Board 6: a camera sure the last pile of South's D holds a seed less than it does.
+    # Board 6: a sensor sure the last pile of South's D holds a seed less than it does.
     # After stall_time the referee asks to count that pit; the count names the move, and
     # the camera's reading of that pile raises no alarm afterwards.
     pit, count = live_server.stalled

@@ -76,8 +76,13 @@ def test_sim_game_then_its_replay_give_the_same_events(serve: Any, tmp_path: Pat
         if again.get("/health").json()["boards"]["1"]["link"]["finished"]:
             break
         time.sleep(0.1)
-    time.sleep(0.3)  # the last items may still be in the queue
-    events = again.get("/api/board/1/events", params={"limit": 5000}).json()["events"]
+    # The source has read its last line; the referee may still be working through the
+    # queue (the whole session arrives at once): wait until it has judged it all.
+    while time.monotonic() < deadline + 30:
+        events = again.get("/api/board/1/events", params={"limit": 5000}).json()["events"]
+        if len(events) >= len(expected):
+            break
+        time.sleep(0.2)
     assert events == list(expected.values())
     with connect(f"{again.ws}/ws/board/1?role=referee") as ws:
         state = json.loads(ws.recv(timeout=10))

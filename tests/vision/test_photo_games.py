@@ -155,7 +155,11 @@ def test_the_last_board_stays_long_enough_for_a_stalled_sowing_to_be_asked_about
     alone = play_with_photos(start, [5], by_count, seed=0)
     assert alone.named == [] and alone.alerts == ["ambiguous"] and alone.phase == "ambiguous"
     helped = play_with_photos(start, [5], by_count, seed=0, answer=True)
-    assert helped.named == [5] and helped.ended_right and helped.answers == 4
+    # The tracker referee (issue 24) first asks whether F was lifted at all (F: 0 or 4),
+    # then about the piles F sows into; a count of a pile whose reading then changes is
+    # dropped, so F can be asked twice: more counts than the four piles, at most two
+    # per pile F touches.
+    assert helped.named == [5] and helped.ended_right and 4 <= helped.answers <= 10
 
 
 def test_a_sowing_hand_hides_every_pit_it_sows_into() -> None:
