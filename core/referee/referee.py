@@ -557,8 +557,8 @@ class Referee:
         # dropped, not what the players did.
         sure_pits = [i for i, r in enumerate(readings) if _sure(r)]
         tracker = self._tracker
-        masses: dict[tuple[int, Any], float] = {}
-        makers: dict[tuple[int, Any], Any] = {}
+        masses: dict[tuple[Any, ...], float] = {}
+        makers: dict[tuple[Any, ...], Any] = {}
         for key, p in zip(tracker.keys, tracker.posterior(), strict=True):
             stage = tracker.stage(key)
             if stage.mistake is None or any(stage.board[i] != board[i] for i in sure_pits):
