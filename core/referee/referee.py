@@ -394,7 +394,7 @@ class Referee:
         """Confirm every move whose histories hold ``threshold`` of the belief."""
         events: list[Event] = []
         while not self.position.is_over:
-            masses = self._tracker.masses()
+            masses = self._tracker.transposed_masses()
             done = [(m, r) for r, m in masses.items() if r is not None]
             if not done:
                 break
@@ -566,17 +566,19 @@ class Referee:
             k = (len(self.moves) + len(key[0]), stage.mistake.key, board)
             masses[k] = masses.get(k, 0.0) + float(p)
             makers[k] = stage.mistake
-        events: list[Event] = []
-        sure = {("mistake", k) for k, mass in masses.items() if mass >= self.alert_mass}
-        for what in [w for w in self._since if w[0] == "mistake" and w not in sure]:
-            del self._since[what]  # no longer sure: its clock starts again
-        for what in sure:
-            k = what[1]
-            said = k[:2]  # once per mistake, whatever board it is seen on
-            if said not in self._emitted and self._lasts(what, t):
-                self._emitted.add(said)
-                events.append(self._alert(t, makers[k].alert()))
-        return events
+        # That a mistake was made may be sure while two explanations share the belief (a
+        # second seed dropped in a pit, or the move done and the next one sown the wrong
+        # way): the likeliest is said.
+        what = ("mistake", board)
+        if not masses or sum(masses.values()) < self.alert_mass:
+            self._since.pop(what, None)  # no longer sure: its clock starts again
+            return []
+        k = max(masses, key=lambda m: masses[m])
+        said = k[:2]  # once per mistake, whatever board it is seen on
+        if said in self._emitted or not self._lasts(what, t):
+            return []
+        self._emitted.update({said, what})
+        return [self._alert(t, makers[k].alert())]
 
     def _touch_move(self, t: float) -> list[Event]:
         """Touch-move: the first pit seen lifted is the move; another one lifted is an alert."""

@@ -224,14 +224,19 @@ class MoveGraph:
             self._mistakes = {}
             pos = self.position
             for m, mv in self._moves.items():
-                variants = list(mistakes.sowing_mistakes(mv.out))
-                self._mistakes[m] = variants
-                for v in variants:
+                variants = []
+                for v in mistakes.sowing_mistakes(mv.out):
                     boards = dict(sowing_boards(pos.pits, m, v.path))
+                    if boards[len(v.path)] in (mv.sown, mv.out.position.pits):
+                        # A lap sown the wrong way (or skipping its origin's neighbour) can
+                        # end on the very board the move leaves: no board tells it apart.
+                        continue
+                    variants.append(v)
                     for k in range(v.wrong_index + 1, len(v.path) + 1):
                         key = ("bad", m, v.kind, v.wrong_index, k)
                         in_hand = k < len(v.path) and _has_pit(v.path[k:])
                         self._add(Stage(key, boards[k], in_hand, m, v.mistake))
+                self._mistakes[m] = variants
             if not pos.is_over:
                 for o, seeds in enumerate(pos.pits):
                     if seeds == 0 or o in self._moves:

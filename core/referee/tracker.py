@@ -55,6 +55,9 @@ BoolArray = npt.NDArray[np.bool_]
 PRUNE = 18.0
 #: Most nodes kept.
 WIDTH = 96
+#: Belief a first move's histories may hold away from the likeliest first move's
+#: positions and still count as the same game played in another order.
+TRANSPOSITION_STRAY = 1e-3
 #: Log prior of each move done, beyond the first, between two still boards: players
 #: usually leave the board still a moment after a move (in a game at an ordinary pace, the
 #: next hand arrives first about one move in five).
@@ -161,6 +164,39 @@ class Tracker:
         for key, p in zip(self.keys, self.posterior(), strict=True):
             first = key[0][0] if key[0] else None
             out[first] = out.get(first, 0.0) + float(p)
+        return out
+
+    def transposed_masses(self) -> dict[Record | None, float]:
+        """:meth:`masses`, with the mass of a first move given to the most likely one when
+        every history that starts with it stands where a history of the most likely one
+        stands too (same position, same stage, the same moves in another order): two
+        moves played in either order, each
+        into a pile the other does not touch, leave the same game, and the boards can
+        never tell which came first. Committing the likelier order lets the referee
+        follow the game instead of waiting for ever."""
+        masses = self.masses()
+        done = [(m, r) for r, m in masses.items() if r is not None]
+        if len(done) < 2:
+            return masses
+        _, top = max(done)
+        nodes: list[tuple[Record | None, Any, float]] = []
+        for key, p in zip(self.keys, self.posterior(), strict=True):
+            hist, skey = key
+            pos = self.graph(hist).position
+            # The same moves in another order (a transposition), not another move that
+            # happens to leave the same board (twins: the referee asks which).
+            place = (pos.pits, pos.stores, pos.to_move, skey, tuple(sorted(hist)))
+            nodes.append((hist[0] if hist else None, place, float(p)))
+        top_places = {place for first, place, _ in nodes if first == top}
+        stray: dict[Record | None, float] = {}
+        for first, place, p in nodes:
+            if place not in top_places:
+                stray[first] = stray.get(first, 0.0) + p
+        out = dict(masses)
+        for record in list(out):
+            # Histories of it that stand nowhere the top's do may hold a trace of belief.
+            if record not in (None, top) and stray.get(record, 0.0) <= TRANSPOSITION_STRAY:
+                out[top] += out.pop(record)
         return out
 
     def best(self) -> int:

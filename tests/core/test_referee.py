@@ -611,3 +611,22 @@ def test_record_of_a_fresh_game_and_after_a_correction() -> None:
     record = ref.record({"Event": "club"})
     assert record.start.to_text() == "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"
     assert record.moves == [11] and '[FEN "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"]' in record.to_ogn()
+
+    # North's a and c hold one seed each, b and d are empty: a->b, South's D, then c->d
+    # leaves exactly the board that c->d, D, a->b leaves. A hand hid the piles while they
+    # were played; the boards can never tell the order, and the referee must not wait for
+    # ever: it names the three moves (in one of the two orders) and follows the game.
+    start = Position.from_text("5-5-5-1-0-5-1-0-1-0-5-5-7-8-N")
+    ref = Referee(start)
+    end = start.play(6).play(3).play(8)
+    assert end == start.play(8).play(3).play(6)
+    t = 0.0
+    for hidden in ({6, 7, 8, 9}, {3, 4}, {6, 7, 8, 9}, {3, 4}, {6, 7, 8, 9}):
+        t += 0.4
+        pits = tuple(None if i in hidden else c for i, c in enumerate(start.pits))
+        ref.observe(Observation(t, "test", False, pits))
+    events = []
+    for k in range(10):
+        events += ref.observe(Observation(t + 0.5 + 0.1 * k, "test", True, end.pits))
+    assert sorted(m.pit for m in ref.moves) == [3, 6, 8] and ref.position == end
+    assert not [e for e in events if e.is_alert]
