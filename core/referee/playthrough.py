@@ -618,6 +618,21 @@ def desync_session(
     return _continue(play, pos, rest, beliefs, pace, rng, kind)
 
 
+def games_in_a_row(
+    start: Position, games: int, beliefs: BeliefModel, pace: Pace, rng: random.Random
+) -> Playthrough:
+    """``games`` random full games in one session: after each, the players gather the
+    seeds, lay out the start position and play the next."""
+    play = render_game(start, random_full_game(start, rng), beliefs, pace, rng)
+    play.games = [len(play.moves)]
+    for _ in range(games - 1):
+        play = _continue(
+            play, start, random_full_game(start, rng), beliefs, pace, rng, "games", new_game=True
+        )
+    play.desync = None
+    return play
+
+
 def _continue(
     play: Playthrough,
     pos: Position,

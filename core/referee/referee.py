@@ -172,6 +172,8 @@ class Referee:
         A move keeps the pits people counted, for as long as they stand
         (:func:`_counts_still_standing`); a correction forgets them."""
         self._emitted: set[Any] = set()
+        self._sure_frames: dict[Any, int] = {}
+        """Successive observations that showed each mistaken board sure."""
         self._since: dict[Any, float] = {}
         """Since when each thing that waits to be said has been seen on a still board."""
         self._ready: Record | None = None
@@ -330,7 +332,7 @@ class Referee:
         if self._pending_check is not None and settled:
             cause, before = self._pending_check
             self._pending_check = None
-            if not self._explains_root(obs, ev) and not self._explains_by_play(obs, ev):
+            if not self._command_fits(obs, ev, cause, before):
                 return self._out_of_sync(obs.t, cause, before)
         tracker = self._tracker
         if key == self._last_key:
@@ -342,6 +344,14 @@ class Referee:
             fit = tracker.update(ev, extra)
             if not self._explains(obs, fit.deficit, fit.board):
                 saved.restore(tracker)  # nothing explains it: it tells nothing about the game
+                start = Position.initial(self.position.ruleset)
+                if settled and start != self.position and self._explains_board(obs, ev, start.pits):
+                    # The players laid out a new game mid-game (they started again): at
+                    # once, no alarm, however briefly the start stays still.
+                    self._since.pop("unexplained", None)
+                    events = self._begin_game(obs.t, start, auto=True)
+                    self._looked_at(obs)
+                    return events
                 if settled and self._lasts("unexplained", obs.t):
                     caught = self._catch_up(obs, ev, -np.inf)
                     return caught if caught is not None else self._out_of_sync(obs.t, "board", None)
@@ -570,12 +580,21 @@ class Referee:
         # second seed dropped in a pit, or the move done and the next one sown the wrong
         # way): the likeliest is said.
         what = ("mistake", board)
+        for other in [w for w in self._since if w[0] == "mistake" and w != what]:
+            del self._since[other]  # another board since: its clock starts again
+        self._sure_frames = {w: n for w, n in self._sure_frames.items() if w == what}
         if not masses or sum(masses.values()) < self.alert_mass:
             self._since.pop(what, None)  # no longer sure: its clock starts again
+            self._sure_frames.pop(what, None)
             return []
         k = max(masses, key=lambda m: masses[m])
         said = k[:2]  # once per mistake, whatever board it is seen on
+        frames = self._sure_frames[what] = self._sure_frames.get(what, 0) + 1
         if said in self._emitted or not self._lasts(what, t):
+            return []
+        if self.independent_frames and frames < 2 and not self._told:
+            # A sensor cell's glitch can stand for a second (a board that does not change
+            # is sent again only now and then): a mistake needs a second reading of it.
             return []
         self._emitted.update({said, what})
         return [self._alert(t, makers[k].alert())]
@@ -790,7 +809,9 @@ class Referee:
 
     def _explains_root(self, obs: Observation, ev: Evidence) -> bool:
         """Whether the reading shows the last certain position."""
-        board = self.position.pits
+        return self._explains_board(obs, ev, self.position.pits)
+
+    def _explains_board(self, obs: Observation, ev: Evidence, board: tuple[int, ...]) -> bool:
         rows = ev.table[np.arange(len(board)), np.minimum(board, ev.table.shape[1] - 1)]
         return self._explains(obs, ev.ceiling - float(rows.sum()), board)
 
@@ -1085,9 +1106,21 @@ class Referee:
             self._pending_check = (cause, before)
             return []
         ev, _ = self._evidence(obs, True, self._still_since)
-        if self._explains_root(obs, ev) or self._explains_by_play(obs, ev):
+        if self._command_fits(obs, ev, cause, before):
             return []
         return self._out_of_sync(t, cause, before)
+
+    def _command_fits(
+        self, obs: Observation, ev: Evidence, cause: str, before: Position | None
+    ) -> bool:
+        """Whether the board agrees with a command: it shows the position set, or a move
+        from it (the referee then names that move). After an undo, a board that still
+        shows the move undone disagrees: the players are to put it back."""
+        if self._explains_root(obs, ev):
+            return True
+        if cause == "undo" and before is not None and self._explains_board(obs, ev, before.pits):
+            return False
+        return self._explains_by_play(obs, ev)
 
     def _explains_by_play(self, obs: Observation, ev: Evidence) -> bool:
         """Whether play from the position (a move the board already shows) explains the

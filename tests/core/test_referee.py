@@ -612,6 +612,8 @@ def test_record_of_a_fresh_game_and_after_a_correction() -> None:
     assert record.start.to_text() == "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"
     assert record.moves == [11] and '[FEN "1-4-2-1-4-4-6-0-3-0-6-4-7-6-N"]' in record.to_ogn()
 
+
+def test_moves_that_commute_are_followed_in_the_likelier_order() -> None:
     # North's a and c hold one seed each, b and d are empty: a->b, South's D, then c->d
     # leaves exactly the board that c->d, D, a->b leaves. A hand hid the piles while they
     # were played; the boards can never tell the order, and the referee must not wait for

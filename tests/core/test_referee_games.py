@@ -1,0 +1,95 @@
+"""Whole sessions at playing pace through the tracker referee (core/referee/playthrough.py).
+
+Each test renders a session as a camera or a sensor would report it, runs a fresh referee
+over it and scores what it said against the truth (core/referee/evaluation.py): a fast
+game with no still board between moves, three games in a row, each way of throwing the
+referee off the game, a wrong capture of two pits, and a long game with tall piles.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core import Position
+from core.referee import presets
+from core.referee.evaluation import score
+from core.referee.playthrough import (
+    CAMERA,
+    DESYNCS,
+    EXACT,
+    SENSOR_NOISE,
+    Pace,
+    desync_session,
+    game_with_mistake,
+    games_in_a_row,
+    random_full_game,
+    render_game,
+)
+
+START = Position.initial("abapa")
+
+
+def test_a_fast_game_with_no_still_board_between_moves() -> None:
+    # Every next hand arrives before the last move's seeds are still: the boards between
+    # moves are never still, yet each move is named, in order, with no alert.
+    rushed = Pace(rush=1.0)
+    rng = random.Random(3)
+    moves = random_full_game(START, rng)[:16]
+    play = render_game(START, moves, EXACT, rushed, rng)
+    assert len(play.still_boards) <= 2  # the first board and the last one only
+    result = score(play, presets.CAMERA)
+    assert result.named == moves and result.followed
+    assert result.false_alerts == 0
+
+
+def test_three_games_in_a_row_are_followed_move_for_move() -> None:
+    play = games_in_a_row(START, 3, EXACT, CAMERA, random.Random(5))
+    assert len(play.games) == 3
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.followed and result.named == play.moves
+    news = [e for e in result.events if e.type == "new_game"]
+    assert len(news) == 2 and all(e["auto"] for e in news)
+    assert result.false_alerts == 0
+
+
+@pytest.mark.parametrize("kind", DESYNCS)
+def test_each_desync_is_found_again_within_two_still_boards(kind: str) -> None:
+    play = desync_session(START, kind, EXACT, CAMERA, random.Random(11))
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.resync is not None, [e.type for e in result.events][-12:]
+    assert result.resync_boards is not None and result.resync_boards <= 2
+    # One out-of-sync alert at most, updated in place, never a card per reading.
+    assert result.out_of_sync_alerts <= 1
+
+
+def test_a_wrong_capture_of_two_pits_is_found() -> None:
+    for seed in range(40):
+        play = game_with_mistake(START, "wrong_capture", EXACT, CAMERA, random.Random(seed))
+        if play is not None and len(play.expected[0].pits) == 2:
+            break
+    else:
+        pytest.fail("no rendered game took two pits wrongly")
+    result = score(play, presets.CAMERA, keep_events=True)
+    alerts = [e for e in result.events if e.type == "wrong_capture"]
+    assert result.found == 1 and len(alerts) == 1
+    assert set(alerts[0]["pits"]) >= set(play.expected[0].pits)
+
+
+def test_a_long_game_with_piles_above_twelve_is_followed() -> None:
+    for seed in range(60):
+        rng = random.Random(seed)
+        moves = random_full_game(START, rng)
+        pos, tallest = START, 0
+        for m in moves:
+            pos = pos.play(m)
+            tallest = max(tallest, *pos.pits)
+        if tallest > 12 and len(moves) >= 60:
+            break
+    else:
+        pytest.fail("no random game built a pile above 12")
+    play = render_game(START, moves, SENSOR_NOISE, CAMERA, rng)
+    result = score(play, {**presets.CAMERA, "independent_frames": True})
+    assert result.followed and result.wrong_moves == 0
+    assert result.false_alerts == 0
