@@ -41,6 +41,7 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from core.observation import Observation, PitReading
@@ -150,6 +151,12 @@ def camera_like(count: int) -> float:
     return 0.56
 
 
+def flat(right: float, count: int) -> float:
+    """The same belief on every pile's count, whatever its size (a module-level function:
+    the bench sends belief models to other processes)."""
+    return right
+
+
 @dataclass(frozen=True)
 class PhotoBeliefs(BeliefModel):
     """Beliefs a real counter gave about real photographs, by true count
@@ -173,8 +180,8 @@ class PhotoBeliefs(BeliefModel):
 EXACT = Exact()
 SENSOR_NOISE = Exact(off=0.01, name="sensor 1% off by one")
 GROWING = Spread(camera_like, name="camera-like spread")
-FLAT_01 = Spread(lambda c: 0.8, name="flat 0.1")
-FLAT_02 = Spread(lambda c: 0.6, name="flat 0.2")
+FLAT_01 = Spread(partial(flat, 0.8), name="flat 0.1")
+FLAT_02 = Spread(partial(flat, 0.6), name="flat 0.2")
 
 # -- sessions --------------------------------------------------------------------------------
 
