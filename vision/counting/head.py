@@ -32,7 +32,7 @@ the fit takes seconds on one core with numpy alone (no PyTorch, nothing to wait 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -92,7 +92,7 @@ def _fit_head(
     return w, b
 
 
-@dataclass(frozen=True)
+@dataclass
 class HeadCounter:
     """Beliefs over seed counts from a frozen network's features and a head fitted here."""
 
@@ -181,7 +181,7 @@ class HeadCounter:
 
     def refit(self, crops: Sequence[Image], counts: Sequence[int], source: str) -> HeadCounter:
         """A head fitted afresh to ``crops`` (all the photos so far) on the same network."""
-        return replace(HeadCounter.fit(crops, counts, self.network, source=source))
+        return HeadCounter.fit(crops, counts, self.network, source=source)
 
     def to_json(self) -> dict[str, Any]:
         """JSON form, stored in a calibration file (the network's weights included)."""
