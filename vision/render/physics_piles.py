@@ -370,10 +370,10 @@ def _shoot(pb: Any, client: int, st: PitStyle, rng: np.random.Generator, size: i
 def _finish(img: Image, rng: np.random.Generator) -> Image:
     """Blur, white balance and sensor noise, as a webcam adds them."""
     sigma = rng.uniform(0.2, 1.3)
-    out: npt.NDArray[np.float64] = cv2.GaussianBlur(img.astype(np.float64), (0, 0), sigma)
-    out *= rng.uniform(0.85, 1.15, 3)[None, None, :]  # white balance per channel
-    out += rng.normal(0, rng.uniform(1, 6), out.shape)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    blurred = np.asarray(cv2.GaussianBlur(img.astype(np.float64), (0, 0), sigma), np.float64)
+    balance = rng.uniform(0.85, 1.15, 3)[None, None, :]  # white balance per channel
+    noisy = blurred * balance + rng.normal(0, rng.uniform(1, 6), blurred.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
 
 
 def build(out: Path, per_count: int, counts: range, seed: int = 0, size: int = 96) -> int:
