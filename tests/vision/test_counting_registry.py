@@ -15,7 +15,9 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 def test_the_default_is_the_counter_the_readme_names() -> None:
     row = next(
-        line for line in README.read_text().splitlines() if "oware-companion calibrate" in line
+        line
+        for line in README.read_text().splitlines()
+        if "oware-companion calibrate --source camera" in line
     )
     named = re.search(r"`(\w+)` \(default", row)
     assert named is not None, "the README's calibrate row should name its default counter"
