@@ -43,7 +43,7 @@ the game (:mod:`vision.count_health`). Deterministic for a given seed.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -58,6 +58,9 @@ from vision.count_health import CountHealth
 from vision.pipeline import CAMERA_REFEREE, belief_to_reading
 
 Beliefs = npt.NDArray[np.float64]
+Confirmed = Callable[[tuple[int, ...], dict[int, tuple[int, int]]], None]
+"""Told of every position the referee confirms: its pits, and pit → (count, photograph
+index) of the photographs shown (the learning during play of ``bench/vision.py``)."""
 
 
 def covered_game(start: Position, top: int, length: int, rng: random.Random) -> list[int]:
@@ -174,6 +177,7 @@ def play_with_photos(
     seed: int,
     hands: float = 0.5,
     answer: bool = False,
+    confirmed: Confirmed | None = None,
 ) -> GameResult:
     """The referee's reading of ``moves`` shown as photographs (see the module docstring)."""
     session = render_game(start, moves, style="settled", hands=hands, seed=seed, source="camera")
@@ -192,6 +196,8 @@ def play_with_photos(
         for event in events:
             if event.type == "move":
                 named.append(int(event["pit"]))
+                if confirmed is not None:
+                    confirmed(tuple(referee.position.pits), dict(reader.shown))
             elif event.is_alert:
                 alerts.append(event.type)
                 if answer and event.type == "ambiguous" and event.get("options"):
@@ -271,6 +277,7 @@ def photo_games(
     length: int = 60,
     seed: int = 0,
     answer: bool = False,
+    confirmed: Confirmed | None = None,
 ) -> list[GameResult]:
     """``games`` covered random games, each read by the referee from the photographs' beliefs
     (``answer``: with a person counting the pits it asks about)."""
@@ -291,7 +298,11 @@ def photo_games(
         rng = random.Random(seed * 100_003 + g)
         moves = covered_game(start, top, length, rng)
         game_seed = seed * 100_003 + g
-        results.append(play_with_photos(start, moves, by_count, seed=game_seed, answer=answer))
+        results.append(
+            play_with_photos(
+                start, moves, by_count, seed=game_seed, answer=answer, confirmed=confirmed
+            )
+        )
     return results
 
 

@@ -314,8 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-scratch", action="store_true", help="mlp: no rendered prior")
     parser.add_argument(
         "--counter",
-        choices=["deep", "cnn", "mlp"],
-        default="deep",
+        choices=["deep", "cnn", "mlp", "head", "area"],
+        default=None,
         help="the deeper network (default; --adapt needs PyTorch), the small numpy one,"
         " or the older features + MLP counter",
     )
@@ -351,8 +351,57 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="use the referee's own defaults instead of vision.pipeline.CAMERA_REFEREE",
     )
+    parser.add_argument(
+        "--new-board",
+        type=Path,
+        metavar="DIR",
+        help="the new-board protocol: calibrate on DIR's photos as the calibration takes them,"
+        " score on all the others (bench/new_board.py)",
+    )
+    parser.add_argument(
+        "--layouts",
+        type=whole_number(0),
+        default=2,
+        help="--new-board: spread layouts the calibration asks for after the empty board and"
+        " the start position (default 2)",
+    )
+    parser.add_argument(
+        "--photos",
+        type=whole_number(1),
+        default=1,
+        help="--new-board: photographs the calibration takes of each layout (default 1)",
+    )
+    parser.add_argument(
+        "--learn-games",
+        type=whole_number(0),
+        default=0,
+        help="--new-board: then learn from the positions confirmed in K games and score again",
+    )
     args = parser.parse_args(argv)
+    if args.new_board is not None:
+        if not args.new_board.is_dir():
+            print(f"folder not found: {args.new_board}")
+            return 1
+        from bench.new_board import bench_new_board
+
+        kind = args.counter or "head"
+        return bench_new_board(
+            args.new_board,
+            kind,
+            args.layouts,
+            args.photos,
+            args.games,
+            args.learn_games,
+            args.seed,
+            args.repeat,
+        )
     if args.dataset is not None:
+        args.counter = args.counter or "deep"
+        if args.counter not in ("deep", "cnn", "mlp"):
+            print(
+                f"--dataset measures deep, cnn or mlp; --counter {args.counter} needs --new-board"
+            )
+            return 2
         if not args.dataset.is_dir():
             print(f"dataset folder not found: {args.dataset}")
             return 1

@@ -68,20 +68,11 @@ class PitCounter(Protocol):
 
 
 def counter_from_json(data: dict[str, Any]) -> PitCounter:
-    """Rebuild whichever counter a calibration file holds."""
-    if data.get("kind") == "area":
-        from vision.area import AreaCounter
+    """Rebuild whichever counter a calibration file holds (the registry,
+    :mod:`vision.counting`, knows every kind)."""
+    from vision.counting import counter_from_json as from_registry
 
-        return AreaCounter.from_json(data)
-    if data.get("kind") == "cnn":
-        from vision.net_counter import NetCounter
-
-        return NetCounter.from_json(data)
-    if data.get("kind") == "deep":
-        from vision.deep_counter import DeepCounter
-
-        return DeepCounter.from_json(data)
-    return Counter.from_json(data)
+    return from_registry(data)
 
 
 def augment(crop: Image) -> list[Image]:

@@ -150,7 +150,16 @@ class DeepNetwork:
         """Probabilities (n, classes) for prepared inputs."""
         return softmax(self.logits(x) / self.temperature)
 
+    def features(self, x: Tensor, batch: int = 128) -> Tensor:
+        """The pooled features the dense head reads (n, 2 · last channels), for new heads."""
+        out = [self._features(x[i : i + batch]) for i in range(0, len(x), batch)]
+        return np.concatenate(out) if out else np.zeros((0, self.head[0].shape[0]), np.float32)
+
     def _forward(self, x: Tensor) -> Tensor:
+        feat = self._features(x)
+        return np.asarray(feat @ self.head[0] + self.head[1], np.float32)
+
+    def _features(self, x: Tensor) -> Tensor:
         a = x
         convs = iter(self._folded)
         for m in LAYERS:
@@ -159,8 +168,7 @@ class DeepNetwork:
                 a = np.maximum(_conv(a, w, b)[0], 0)
             else:
                 a = _pool(a)[0]
-        feat = np.concatenate([a.mean(axis=(1, 2)), a.max(axis=(1, 2))], axis=1)
-        return np.asarray(feat @ self.head[0] + self.head[1], np.float32)
+        return np.concatenate([a.mean(axis=(1, 2)), a.max(axis=(1, 2))], axis=1)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready weights (exact float32, base64)."""

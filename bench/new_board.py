@@ -1,0 +1,181 @@
+"""The new-board protocol (``bench/vision.py --new-board DIR``): its figures, printed.
+
+What is drawn and scored is :mod:`vision.evaluation.new_board`; this script prints the
+figures, plays the games (:mod:`bench.photo_games`) and, with ``--learn-games K``, lets the
+counter learn from the positions the referee confirmed in K games, then scores again on
+the photographs it did not learn from.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from bench.photo_games import GameResult, photo_games, report_games
+from vision.belief_scores import score_beliefs
+from vision.calibrate import contradicted
+from vision.counter import PitCounter
+from vision.counting import counter_kind
+from vision.dataset import Example, load_folder
+from vision.evaluation.new_board import NewBoardRun, run_new_board
+
+Floats = npt.NDArray[np.float64]
+QUESTIONS_PER = 25
+"""The goal's pace: at most one question per this many moves (rounded up: one question in a
+game of 24 moves is within it)."""
+
+
+def _goal(value: float, goal: float) -> str:
+    return "met" if value >= goal else f"NOT met by {goal - value:.1%}"
+
+
+def print_scores(beliefs: Floats, truth: npt.NDArray[np.int64], goals: tuple[float, float]) -> None:
+    """Per count and overall; ``goals`` are the exact-accuracy goals for 0-5 and 0-9."""
+    print("count   n   exact   within-1   in-95%-set")
+    for c in sorted(set(truth.tolist())):
+        m = truth == c
+        one = score_beliefs(beliefs[m], truth[m])
+        row = f"{one.exact:5.1%}    {one.within_one:5.1%}     {one.coverage:5.1%}"
+        print(f"{c:5d} {m.sum():3d}   {row}")
+    s = score_beliefs(beliefs, truth)
+    low, every = goals
+    print(f"exact 0-9: {s.exact:.1%} (goal {every:.0%})   0-5: {s.exact_low:.1%} (goal {low:.0%})")
+    print(f"within one seed: {s.within_one:.1%}")
+    print(f"mean log-likelihood of the true count: {s.log_likelihood:.3f}")
+    print(f"true count inside the 95% set: {s.coverage:.1%} (mean set size {s.set_size:.2f})")
+    print(
+        f"goals: 0-5 >= {low:.0%}: {_goal(s.exact_low, low)}; 0-9 >= {every:.0%}: "
+        f"{_goal(s.exact, every)}; coverage >= 95%: {_goal(s.coverage, 0.95)}"
+    )
+
+
+def followed_at_pace(results: Sequence[GameResult]) -> int:
+    """Games followed move for move with at most one question per :data:`QUESTIONS_PER` moves."""
+    return sum(
+        r.named == r.moves
+        and r.alerts.count("ambiguous") <= math.ceil(len(r.moves) / QUESTIONS_PER)
+        for r in results
+    )
+
+
+def play(beliefs: Floats, truth: npt.NDArray[np.int64], games: int, seed: int) -> None:
+    """The referee's figures on ``games`` games, nobody answering, then a person answering."""
+    for answer in (False, True):
+        print(
+            "-- a person counts the pits the referee asks about" if answer else "-- nobody answers"
+        )
+        results = photo_games(beliefs, truth, games, seed=seed, answer=answer)
+        report_games(results)
+        ok = followed_at_pace(results)
+        print(
+            f"games followed with at most one question per {QUESTIONS_PER} moves: "
+            f"{ok}/{len(results)} = {ok / max(1, len(results)):.0%}"
+            " (goal 95% with a person answering)"
+        )
+
+
+def learn_from_games(
+    run: NewBoardRun, games: int, seed: int
+) -> tuple[list[Example], list[int], set[int]]:
+    """Photographs labelled by the positions the referee confirmed in ``games`` games.
+
+    Returns the photographs, the labels the referee gave them (right or wrong, as in a real
+    game), and the indices (into the scored photographs) learnt from. A position whose
+    reading flatly contradicts it is not learnt from (:func:`vision.calibrate.contradicted`).
+    """
+    scored = run.split.scored
+    index: dict[int, list[int]] = {}
+    for i, e in enumerate(scored):
+        index.setdefault(e.count, []).append(i)
+    labels: dict[int, int] = {}
+    skipped = 0
+
+    def confirmed(pits: tuple[int, ...], shown: dict[int, tuple[int, int]]) -> None:
+        nonlocal skipped
+        photos = {pit: index[count][k] for pit, (count, k) in shown.items()}
+        if len(photos) != len(pits):
+            return
+        if contradicted([run.beliefs[photos[p]] for p in range(len(pits))], list(pits)):
+            skipped += 1
+            return
+        for pit, count in enumerate(pits):
+            labels[photos[pit]] = count
+
+    photo_games(run.beliefs, run.truth, games, seed=seed + 7919, answer=True, confirmed=confirmed)
+    wrong = sum(labels[i] != scored[i].count for i in labels)
+    print(
+        f"learnt from {games} games: {len(labels)} different pit photographs labelled by confirmed"
+        f" positions ({wrong} wrongly), {skipped} positions left out as contradicted"
+    )
+    chosen = sorted(labels)
+    return [scored[i] for i in chosen], [labels[i] for i in chosen], set(chosen)
+
+
+def bench_new_board(
+    folder: Path,
+    kind: str,
+    layouts: int,
+    photos: int,
+    games: int,
+    learn_games: int,
+    seed: int,
+    repeat: int,
+) -> int:
+    """All the protocol's figures for one folder."""
+    examples = load_folder(folder)
+    if not examples:
+        print(f"no images in {folder}: it should hold <count>/<image>.png")
+        return 1
+    fitter = counter_kind(kind).calibrate
+
+    def fit(calibration: list[Example]) -> PitCounter:
+        return fitter([e.image for e in calibration], [e.count for e in calibration])
+
+    run = run_new_board(examples, fit, layouts=layouts, photos=photos, seed=seed)
+    cal = run.split.calibration
+    per = {c: sum(e.count == c for e in cal) for c in sorted({e.count for e in cal})}
+    print(
+        f"new board: {folder} ({len(examples)} photographs); counter '{kind}'\n"
+        f"calibration: empty board, start position and {layouts} layout(s), {photos} photo(s)"
+        f" each: {len(cal)} pit photographs ({', '.join(f'{c}: {n}' for c, n in per.items())})"
+        f", fitted in {run.fit_seconds:.1f} s\nscored on the other {len(run.split.scored)}"
+    )
+    print_scores(run.beliefs, run.truth, (0.97, 0.92))
+    crops = [e.image for e in run.split.scored]
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run.counter.beliefs(crops)
+        times.append(time.perf_counter() - start)
+    rate = len(crops) / statistics.median(times)
+    print(
+        f"pit images per second on one core (median of {repeat}): {rate:.0f}"
+        f" = {rate / 12:.1f} boards per second (goal 30 frames of 12 pits: {30 * 12} pits/s)"
+    )
+    if games:
+        play(run.beliefs, run.truth, games, seed)
+    if learn_games:
+        images, labels, learnt = learn_from_games(run, learn_games, seed)
+        start = time.perf_counter()
+        learner = fitter(
+            [e.image for e in cal] + [e.image for e in images],
+            [e.count for e in cal] + labels,
+        )
+        took = time.perf_counter() - start
+        rest = [i for i in range(len(run.split.scored)) if i not in learnt]
+        beliefs = learner.beliefs([run.split.scored[i].image for i in rest])
+        truth = run.truth[rest]
+        print(
+            f"-- after learning from {learn_games} games (refitted in {took:.1f} s), scored on the"
+            f" {len(rest)} photographs it did not learn from"
+        )
+        print_scores(beliefs, truth, (0.99, 0.95))
+        if games:
+            play(beliefs, truth, games, seed)
+    return 0

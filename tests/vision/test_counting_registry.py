@@ -1,0 +1,46 @@
+"""The counting registry: one place names every counter kind and the default."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.counting import DEFAULT, KINDS, counter_from_json, counter_kind
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_default_is_the_counter_the_readme_names() -> None:
+    row = next(
+        line
+        for line in README.read_text().splitlines()
+        if "oware-companion calibrate --source camera" in line
+    )
+    named = re.search(r"`(\w+)` \(default", row)
+    assert named is not None, "the README's calibrate row should name its default counter"
+    assert named.group(1) == DEFAULT
+
+
+def test_every_kind_names_a_module_that_exists() -> None:
+    import importlib
+
+    for kind in KINDS.values():
+        importlib.import_module(kind.module)
+
+
+def test_an_unknown_kind_is_one_clear_line() -> None:
+    with pytest.raises(ValueError, match="no counter kind 'abacus': use one of area"):
+        counter_kind("abacus")
+
+
+def test_a_calibration_file_reads_back_through_the_registry() -> None:
+    from vision.synth import random_pit
+
+    rng = np.random.default_rng(0)
+    crops = [random_pit(n % 3, rng) for n in range(12)]
+    counter = counter_kind("head").calibrate(crops, [n % 3 for n in range(12)])
+    again = counter_from_json(counter.to_json())
+    np.testing.assert_allclose(again.beliefs(crops[:3]), counter.beliefs(crops[:3]), atol=1e-5)
