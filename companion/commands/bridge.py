@@ -16,6 +16,7 @@ import argparse
 import time
 from pathlib import Path
 
+from companion.commands.rules import rules_spec
 from firmware_bridge.calibration_wizard import CalibrationError, run_calibration
 from firmware_bridge.source import SensorSource, default_calibration_path, open_source
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
@@ -33,6 +34,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--speed", type=float, default=1.0, help="board seconds per real second")
     p.add_argument("--mistakes", type=float, default=0.0, help="probability of a mistake per move")
     p.add_argument("--faults", type=float, default=0.0, help="link faults per minute")
+    p.add_argument(
+        "--rules",
+        type=rules_spec,
+        default="abapa",
+        help="the game it plays: NAME[:key=value,...] (universal-3, universal-4: a wider board)",
+    )
     p.add_argument("--seconds", type=float, default=None, help="stop after this long")
     p.set_defaults(func=virtual_board)
 
@@ -42,7 +49,7 @@ def virtual_board(args: argparse.Namespace) -> int:
         seed=args.seed,
         speed=args.speed,
         faults=args.faults,
-        player=PlayerOptions(mistakes=args.mistakes),
+        player=PlayerOptions(rules=args.rules, mistakes=args.mistakes),
     )
     with VirtualBoard(opts) as board:
         print(f"virtual sensor board on serial://{board.port}", flush=True)

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from companion.commands.rules import rules_spec
 from companion.service.config import ServiceConfig, load_config
 from companion.service.service import Service, is_loopback
 from companion.service.sources import is_camera_url
@@ -89,7 +90,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rules", default=None, help="rule set NAME[:key=value,...] (default abapa)")
+    p.add_argument(
+        "--rules",
+        type=rules_spec,
+        default=None,
+        help="rule set NAME[:key=value,...] (default abapa; universal-3 and universal-4 are "
+        "the three- and four-player games; see `oware-companion rules`)",
+    )
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
     p.add_argument("--config", type=Path, default=None, help="venue settings (TOML)")
