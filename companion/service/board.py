@@ -279,17 +279,12 @@ class BoardRuntime:
         return [e.to_json() for e in self._run_command(cmd, self._last_t)]
 
     def _run_command(self, cmd: dict[str, Any], t: float) -> list[Event]:
-        names = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
+        names: dict[str, Any] = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
         line = {**cmd, "t": t}
         events = self.referee.command(line, t)  # raises CommandError: nothing is logged
         self.session.append(line)
-        if cmd["command"] == "new_game":
-            self.index.end_game(self.game_id)
-            self.game_id = self.index.start_game(
-                self.board, self.log_id, self.referee.start.rules, **names
-            )
-        self._publish(events)
-        if cmd["command"] in ("new_game", "set_position", "undo"):
+        self._publish(events, names)
+        if cmd["command"] in ("set_position", "undo"):
             self._publish_state()
         return events
 
@@ -310,12 +305,25 @@ class BoardRuntime:
         )
 
     # -- after the referee spoke ----------------------------------------------------------------
-    def _publish(self, events: list[Event]) -> None:
+    def _publish(self, events: list[Event], names: dict[str, Any] | None = None) -> None:
         if not events:
             return
         lines = [_as_json(e) for e in events]
         self.session.append_many(lines, sync=True)  # on disk before anyone sees it
         self.events.extend(lines)
+        new_game = any(e.type == "new_game" for e in events)
+        if new_game:
+            # the next game of the session: from the New game button (names given there),
+            # or set up on the board after a game ended (the referee saw it: "auto")
+            self.index.end_game(self.game_id)
+            names = names or {}
+            self.game_id = self.index.start_game(
+                self.board,
+                self.log_id,
+                self.referee.start.rules,
+                south=names.get("south"),
+                north=names.get("north"),
+            )
         self._index_game()
         if any(e.type in POSITION_EVENTS for e in events):
             self.suggestion = None
@@ -329,6 +337,8 @@ class BoardRuntime:
                 log.exception("board %s: camera confirm failed", self.board)
         for line in lines:
             self.hub.publish({**line, "board": self.board})
+        if new_game:
+            self._publish_state()  # the new game's whole state: rules, players, moves
 
     def _on_suggestion(self, event: dict[str, Any]) -> None:
         """From the engine worker (called on the event loop)."""
