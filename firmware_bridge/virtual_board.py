@@ -755,6 +755,46 @@ class VirtualBoard:
         return sum(self.physics.weight(ch, self.t) for _ in range(n)) / n
 
 
+class CalibrationHelper:
+    """The person at the virtual board during ``oware-companion calibrate --source sim://``:
+    answers each step of the calibration (:mod:`firmware_bridge.calibration_wizard`) by
+    doing on the board what it asks: take every seed off, put the known weight on each
+    cell in turn (``known_weight_g``; None skips that optional step), lay out 4 seeds a pit.
+
+    The board's own player must be still meanwhile (``PlayerOptions(max_moves=0)``).
+    """
+
+    def __init__(self, board: VirtualBoard, known_weight_g: float | None = None) -> None:
+        self.board = board
+        self.known = known_weight_g
+        self.done: list[str] = []
+        self._on: int | None = None
+        self._next_cell = 0
+
+    def ask(self, prompt: str) -> str:
+        """Do what ``prompt`` asks; the answer the wizard expects ("" for Enter)."""
+        ph = self.board.physics
+        if self._on is not None and self.known is not None:  # the weight off its last cell
+            ph.cup_g[self._on] -= self.known
+            self._on = None
+        pits, stores = self.board.pits, self.board.stores
+        answer = ""
+        if prompt.startswith("Step 1/3"):
+            ph.set_counts([0] * pits, [0] * stores)
+            self.done.append("took every seed off the board")
+        elif prompt.startswith("Step 2/3"):
+            answer = "" if self.known is None else f"{self.known:g}"
+        elif "Put the" in prompt and self.known is not None:
+            self._on = self._next_cell
+            self._next_cell += 1
+            ph.cup_g[self._on] += self.known
+            self.done.append(f"put {self.known:g} g on cell {self._on}")
+        elif prompt.startswith("Step 3/3"):
+            ph.set_counts([4] * pits, [0] * stores)
+            self.done.append(f"put 4 seeds in each of the {pits} pits")
+        return answer
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a virtual board on its own and print its port (for ``serial://`` tests by hand).
 
