@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,7 +51,7 @@ def _wait(server: Server, done: Any, timeout: float, what: str) -> None:
 
 def test_the_virtual_board_lays_out_the_next_game_and_plays_on(server: Server) -> None:
     _wait(server, lambda: _board(server)[0]["game_over"] is not None, 200, "no game over")
-    state, health = _board(server)
+    state, _ = _board(server)
     first_game = len(state["moves"])
     assert first_game >= 20
     # the first game is recorded move for move, to its result
