@@ -384,12 +384,13 @@ class BoardRuntime:
         self.hub.publish({**message, "board": self.board}, accept)
 
     def _index_game(self) -> None:
-        ref = self.referee
+        # the record's own counts: the list and the exports say the same (and the game that
+        # ends at a new_game is indexed after the referee has started the next one)
         record = self.record()
-        ended = time.time() if ref.position.is_over else None
+        ended = time.time() if record.final().is_over else None
         self.index.update_game(
             self.game_id,
-            moves=len(ref.moves),
+            moves=len(record.moves),
             result=record.result(),
             record=record.to_json(),
             ended=ended,
