@@ -92,6 +92,13 @@ def test_home_page_lists_every_board_and_view(
     assert "1920 × 1080 or 1280 × 720" in (size or "") and "transparent" in (size or "")
     assert page.text_content(".home-board[data-board='4'] h2") == "Board 4: Universal, 4 players"
     assert page.locator("#home-token").is_visible()  # this server needs a token for commands
+    # six boards: a line of links to each board's section comes first
+    jumps = page.eval_on_selector_all("#home-index a", "els => els.map(e => e.hash)")
+    assert jumps == [f"#board-{b}" for b in boards]
+    page.click("#home-index a[href='#board-5']")
+    top = page.evaluate("document.getElementById('board-5').getBoundingClientRect().top")
+    assert 0 <= top < 100
+    page.evaluate("scrollTo(0, 0)")
     screenshot(page, "home-1366x768")
     page.select_option("#lang-select", "pl")
     page.wait_for_function(

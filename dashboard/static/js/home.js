@@ -21,6 +21,10 @@ function render() {
   box.replaceChildren();
   if (!data) return;
   $("home-token").hidden = !data.token_required;
+  // With several boards (a hall), a line of links to each board's section first.
+  const index = $("home-index-list");
+  index.replaceChildren();
+  $("home-index").hidden = data.boards.length < 3;
   for (const b of data.boards) {
     const section = el("section", "panel home-board");
     section.dataset.board = b.board;
@@ -28,6 +32,12 @@ function render() {
       board: b.board, rules: rulesTitle(b.rules, b.players), players: b.players,
     }));
     heading.id = `board-${b.board}-heading`;
+    section.id = `board-${b.board}`;
+    const jump = el("a", "", heading.textContent);
+    jump.href = `#${section.id}`;
+    const entry = el("li");
+    entry.append(jump);
+    index.append(entry);
     section.setAttribute("aria-labelledby", heading.id);
     section.append(heading, el("p", "home-source", t("home.source", { source: b.source })));
     const list = el("ul", "view-list");
