@@ -506,13 +506,18 @@ function setupTeaching() {
 }
 
 // -- history -------------------------------------------------------------
+// Each load is numbered: an older answer arriving late never replaces a newer list.
+let gamesLoad = 0;
 async function loadGames() {
   const list = $("game-list");
-  // The list is rebuilt: a keyboard user focused on a game keeps the focus.
-  const focused = document.activeElement?.closest?.("#game-list .game")?.dataset.id;
+  const number = ++gamesLoad;
   try {
+    await loadHome(); // the boards watched: their newest games are the ones in progress
     const r = await fetch("/api/games?limit=50");
     const games = r.ok ? await r.json() : [];
+    if (number !== gamesLoad) return;
+    // The list is rebuilt: a keyboard user focused on a game keeps the focus.
+    const focused = document.activeElement?.closest?.("#game-list .game")?.dataset.id;
     list.replaceChildren();
     if (!games.length) {
       const li = document.createElement("li");
@@ -713,17 +718,23 @@ function renderNav() {
   }
 }
 
+// Fetched once: the menu and the Past games list (which games are in progress) wait for it.
+let homeRequest = null;
+function loadHome() {
+  homeRequest ??= fetch("/api/home")
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null)
+    .then((data) => {
+      homeData = data;
+    });
+  return homeRequest;
+}
+
 async function setupNav() {
   renderNav();
-  try {
-    const r = await fetch("/api/home");
-    if (r.ok) homeData = await r.json();
-  } catch {
-    homeData = null;
-  }
+  await loadHome();
   renderNav();
   if (homeData?.token_required && view === "referee") $("token-label").hidden = false;
-  if (!$("history").hidden) loadGames(); // which games are in progress needs the boards
 }
 
 async function start() {
