@@ -105,21 +105,33 @@ class ProgressBar:
         self.started = time.monotonic()
 
     def update(self, seeds: int, sweep: int, changed: int) -> None:
-        """Called after each sweep of a layer."""
-        done = sum(layer_size(n) for n in range(seeds)) - self.before
+        """Called after each sweep of a layer (the layers below it are done)."""
+        self._draw(
+            self._done_below(seeds), f"layer {seeds}/{self.last} sweep {sweep} ({changed} changed)"
+        )
+
+    def layer_done(self, seeds: int) -> None:
+        """Called when layer ``seeds`` is built and saved: it counts as done."""
+        self._draw(self._done_below(seeds + 1), f"layer {seeds}/{self.last} done")
+
+    def finish(self) -> None:
+        """End the line (at 100 %: every layer is built)."""
+        self._draw(self.total, "all layers built")
+        self.stream.write("\n")
+        self.stream.flush()
+
+    def _done_below(self, seeds: int) -> int:
+        return sum(layer_size(n) for n in range(seeds)) - self.before
+
+    def _draw(self, done: int, what: str) -> None:
         fraction = done / self.total if self.total else 1.0
         width = 30
         filled = int(fraction * width)
         elapsed = time.monotonic() - self.started
         self.stream.write(
             f"\rendgame [{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%} "
-            f"layer {seeds}/{self.last} sweep {sweep} ({changed} changed) {elapsed:6.0f}s "
+            f"{what} {elapsed:6.0f}s "
         )
-        self.stream.flush()
-
-    def finish(self) -> None:
-        """End the line."""
-        self.stream.write("\n")
         self.stream.flush()
 
 
@@ -157,6 +169,8 @@ def build(
         temporary = path.with_suffix(".part")
         values[start : start + layer_size(seeds)].tofile(temporary)
         os.replace(temporary, path)  # atomic: a layer file is always whole
+        if bar is not None:
+            bar.layer_done(seeds)
         if on_layer is not None:
             on_layer(info)
     if bar is not None:

@@ -3,15 +3,16 @@
 >>> from companion.service.config import ServiceConfig
 >>> from companion.service.service import Service
 >>> app = create_app(Service(["sim://"], ServiceConfig()))
->>> sorted(p for p in app.openapi()["paths"] if p.startswith("/api/board/"))
-['/api/board/{b}/command', '/api/board/{b}/events', '/api/board/{b}/state']
+>>> paths = sorted(p for p in app.openapi()["paths"] if p.startswith("/api/board/"))
+>>> paths[0], [p.rsplit("/", 1)[1] for p in paths[-3:]]
+('/api/board/{b}/camera', ['command', 'events', 'state'])
 
 The service starts with the app (lifespan) and stops with it, so uvicorn's
 handling of SIGINT/SIGTERM closes the sources and the logs cleanly. Request
 bodies above ``max_body_bytes`` are refused with 413 before they are read.
-The page (``dashboard/static/``, written by the dashboard engineer) is
-served at ``/`` and ``/board/{b}``, its files under ``/static``; without it a
-small placeholder page says where the API is.
+The pages (``dashboard/static/``): the home page at ``/``, listing every board
+and view, and a board's page at ``/board/{b}`` (:mod:`.routers.pages`); their
+files under ``/static``; without them a small placeholder says where the API is.
 """
 
 from __future__ import annotations
@@ -22,22 +23,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion import __version__
 from companion.service.service import Service
 
-from .routers import camera, games, health, state, ws
+from .routers import camera, games, health, pages, state, ws
 
 STATIC_DIR = Path(__file__).parent / "static"
-
-PLACEHOLDER = """<!doctype html><html lang="en"><meta charset="utf-8">
-<title>oware-companion</title><h1>oware-companion</h1>
-<p>The live service is running. The page is not installed here; see
-<a href="/docs">/docs</a> for the API, <a href="/health">/health</a>,
-and <code>/ws/board/1</code> for the live events.</p></html>"""
 
 
 class BodyLimit:
@@ -114,20 +108,11 @@ def create_app(service: Service, static_dir: Path | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.service = service
-    for module in (health, state, games, camera, ws):
-        app.include_router(module.router)
-
     folder = static_dir or STATIC_DIR
-    index = folder / "index.html"
+    app.state.static_dir = folder
+    for module in (health, state, games, camera, ws, pages):
+        app.include_router(module.router)
     if folder.is_dir():
         app.mount("/static", StaticFiles(directory=folder), name="static")
-
-    def page() -> Response:
-        if index.is_file():
-            return FileResponse(index, media_type="text/html")
-        return HTMLResponse(PLACEHOLDER)
-
-    app.add_api_route("/", page, include_in_schema=False)
-    app.add_api_route("/board/{b}", page, include_in_schema=False)
     app.add_middleware(BodyLimit, limit=service.config.max_body_bytes)
     return app

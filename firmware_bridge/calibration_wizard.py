@@ -8,9 +8,9 @@ Steps, each confirmed by the person before it runs:
 2. **Known weight → scale (optional).** With a known weight (a 100 g
    calibration weight, or a filled water bottle weighed on a kitchen scale)
    the firmware fits each cell's scale (CALIBRATE, kept in EEPROM).
-3. **Start position → seed weight.** With 4 seeds in each of the 12 pits the
-   host learns the mean and spread of one seed
-   (:func:`firmware_bridge.weights.learn_seed_weight`).
+3. **Start position → seed weight.** With 4 seeds in each of the 12 pits (18
+   or 24 on a three- or four-player board) the host learns the mean and spread
+   of one seed (:func:`firmware_bridge.weights.learn_seed_weight`).
 
 The result is a :class:`~firmware_bridge.weights.Calibration` saved as JSON.
 The wizard talks through two callables (``ask`` shows a prompt and returns the
@@ -29,8 +29,6 @@ import numpy as np
 
 from firmware_bridge.link import LinkError
 from firmware_bridge.protocol import (
-    CHANNELS,
-    PITS,
     AckStatus,
     MsgType,
     calibrate_payload,
@@ -44,6 +42,18 @@ Ask = Callable[[str], str]
 Say = Callable[[str], None]
 
 CHANNEL_NAMES = [*"ABCDEF", *"abcdef", "South's store", "North's store"]
+
+
+def channel_names(pits: int, stores: int) -> list[str]:
+    """The cells of a board in channel order: pits, then stores.
+
+    >>> channel_names(18, 3)[5:7], channel_names(18, 3)[-1]
+    (['1F', '2A'], "player 3's store")
+    """
+    if pits == 12 and stores == 2:
+        return list(CHANNEL_NAMES)
+    names = [f"{p // 6 + 1}{'ABCDEF'[p % 6]}" for p in range(pits)]
+    return names + [f"player {q + 1}'s store" for q in range(stores)]
 
 
 class CalibrationError(RuntimeError):
@@ -133,11 +143,13 @@ def run_calibration(
             f"Connected: sensor board firmware {hello.firmware_version}, "
             f"{hello.pits} pits and {hello.stores} stores."
         )
+        names = channel_names(hello.pits, hello.stores)
+        channels = hello.pits + hello.stores
         _request(reader, MsgType.SET_RATE, rate_payload(80), "setting 80 samples/s")
 
         ask("Step 1/3: take every seed off the board (pits and stores), then press Enter. ")
         reader.settled_grams()
-        _request(reader, MsgType.TARE, tare_payload(), "tare")
+        _request(reader, MsgType.TARE, tare_payload((1 << channels) - 1, channels), "tare")
         reader.settled_grams()
         tare, noise = tare_from_samples(reader.raw_samples(1.0))
         say(f"Tared. Reading noise: {noise * 1000:.0f} mg.")
@@ -153,32 +165,37 @@ def run_calibration(
                 raise CalibrationError(f"{answer!r} is not a mass in grams") from None
             if not 1.0 <= grams <= 5000.0:
                 raise CalibrationError("use a known weight between 1 g and 5 kg")
-            for ch in range(CHANNELS):
-                ask(f"  Put the {grams:g} g weight on {CHANNEL_NAMES[ch]}, then press Enter. ")
+            for ch in range(channels):
+                ask(f"  Put the {grams:g} g weight on {names[ch]}, then press Enter. ")
                 reader.settled_grams()
                 data = _request(
                     reader,
                     MsgType.CALIBRATE,
                     calibrate_payload(ch, round(grams * 1000)),
-                    f"calibrating {CHANNEL_NAMES[ch]}",
+                    f"calibrating {names[ch]}",
                 )
                 (scale,) = struct.unpack("<f", data[:4]) if len(data) >= 4 else (float("nan"),)
-                say(f"  {CHANNEL_NAMES[ch]}: {scale:.1f} counts per gram.")
+                say(f"  {names[ch]}: {scale:.1f} counts per gram.")
             ask("  Take the weight off, then press Enter. ")
             reader.settled_grams()
 
-        ask("Step 3/3: put 4 seeds in each of the 12 pits (the start position), then press Enter. ")
+        ask(
+            f"Step 3/3: put 4 seeds in each of the {hello.pits} pits (the start position), "
+            "then press Enter. "
+        )
         grams_now = reader.settled_grams() - np.asarray(tare)
-        pits = [float(g) for g in grams_now[:PITS]]
+        pits = [float(g) for g in grams_now[: hello.pits]]
         typical = float(np.median(pits))
-        short = [CHANNEL_NAMES[i] for i, g in enumerate(pits) if g < 0.5 * typical]
+        short = [names[i] for i, g in enumerate(pits) if g < 0.5 * typical]
         if typical <= 0 or short:
             where = ", ".join(short) or "any pit"
             raise CalibrationError(f"no seeds seen on {where}: 4 seeds in every pit")
         mean, sd = learn_seed_weight(pits, 4, noise)
         if max(pits) > 1.6 * min(pits):
             say("Warning: the pits differ a lot; check that each holds exactly 4 seeds.")
-        cal = Calibration(tare_g=tare, seed_mean_g=mean, seed_sd_g=sd, noise_g=noise)
+        cal = Calibration(
+            tare_g=tare, scale=[1.0] * channels, seed_mean_g=mean, seed_sd_g=sd, noise_g=noise
+        )
         cal.save(out)
         say(f"One seed weighs {mean:.2f} g (spread {sd:.2f} g). Saved {out}.")
         return cal

@@ -35,9 +35,15 @@ class ObservationBuilder:
         *,
         min_interval_s: float = 0.1,
         heartbeat_s: float = 1.0,
+        pits: int = PITS,
+        total_seeds: int = TOTAL_SEEDS,
     ) -> None:
+        """``pits`` of the board's channels are pits (the rest are stores); no channel can
+        hold more than ``total_seeds`` (every seed of the game)."""
         self.cal = cal
-        self.model = CountModel(cal)
+        self.pits = pits
+        self.total_seeds = total_seeds
+        self.model = CountModel(cal, total_seeds)
         self.source = source
         self.min_interval_s = min_interval_s
         self.heartbeat_s = heartbeat_s
@@ -73,10 +79,10 @@ class ObservationBuilder:
         grams = (np.array(reading.weights_mg) * 0.001 - self._tare) * self._scale - self._zero
         self.latest_grams = grams
         settled = self.detector.push(grams)
-        # More than all 48 seeds, or clearly less than nothing, is a hand resting on
-        # the cup (or lifting it), however still it is held: not seen, not stable.
+        # More than every seed of the game, or clearly less than nothing, is a hand resting
+        # on the cup (or lifting it), however still it is held: not seen, not stable.
         mean = self.cal.seed_mean_g
-        impossible = (grams > (TOTAL_SEEDS + 1) * mean) | (grams < -0.5 * mean)
+        impossible = (grams > (self.total_seeds + 1) * mean) | (grams < -0.5 * mean)
         if impossible.any():
             settled &= ~impossible
         if reading.stale:
@@ -107,7 +113,7 @@ class ObservationBuilder:
             self._lifted = None
         elif self._lifted is None and self._stable_counts is not None:
             half_seed = 0.5 * self.cal.seed_mean_g
-            for pit in range(PITS):
+            for pit in range(self.pits):
                 if self._stable_counts[pit] > 0 and grams[pit] < half_seed:
                     self._lifted = pit
                     break
@@ -129,7 +135,7 @@ class ObservationBuilder:
             t=round(t, 4),
             source=self.source,
             stable=stable,
-            pits=tuple(readings[:PITS]),
-            stores=tuple(readings[PITS:]),
+            pits=tuple(readings[: self.pits]),
+            stores=tuple(readings[self.pits :]),
             lifted=self._lifted,
         )

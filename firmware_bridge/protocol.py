@@ -37,12 +37,15 @@ PROTOCOL_VERSION = 1
 SYNC = b"\xa5\x5a"
 HEADER_SIZE = 5  # sync (2) + len + type + seq
 CRC_SIZE = 2
-#: Longest payload either side may send. A longer LEN byte is corruption.
-MAX_PAYLOAD = 80
-#: Channels the board weighs: 12 pits then 2 stores (South's, North's).
+#: Longest payload either side may send. A longer LEN byte is corruption. (The sensor
+#: board's own frames stay within 80 bytes; a wide board's READING_WIDE takes up to 122.)
+MAX_PAYLOAD = 128
+#: Channels the two-player board weighs: 12 pits then 2 stores (South's, North's).
 CHANNELS = 14
 PITS = 12
 STORES = 2
+#: A wide board (3 or 4 players: 6 pits and a store each) weighs up to 28 channels.
+MAX_CHANNELS = 28
 #: Sample rates the HX711 supports (its RATE pin).
 SAMPLE_RATES = (10, 80)
 #: Number of LEDs (one per pit) and bytes per LED (R, G, B).
@@ -56,6 +59,7 @@ class MsgType(IntEnum):
     READING = 0x02
     ACK = 0x03
     TEXT = 0x04
+    READING_WIDE = 0x05
     IDENTIFY = 0x81
     TARE = 0x82
     CALIBRATE = 0x83
@@ -245,21 +249,25 @@ Message = Hello | Reading | Ack | Text
 
 _HELLO = struct.Struct("<BBBBBBBHB")
 _READING_HEAD = struct.Struct("<IBBH")
+_WIDE_HEAD = struct.Struct("<IBBI")
 _ACK_HEAD = struct.Struct("<BBB")
-_READING_BODY = {n: struct.Struct(f"<{n}i") for n in range(CHANNELS + 1)}
+_READING_BODY = {n: struct.Struct(f"<{n}i") for n in range(MAX_CHANNELS + 1)}
 
 
 def parse_message(frame: Frame) -> Message:
     """Interpret a device → host frame; raise :class:`ProtocolError` if it does not fit."""
     t, p = frame.type, frame.payload
-    if t == MsgType.READING:
-        if len(p) < _READING_HEAD.size:
-            raise ProtocolError("READING shorter than its header")
-        sample, flags, n, stale = _READING_HEAD.unpack_from(p)
-        body = _READING_BODY.get(n)
-        if body is None or len(p) != _READING_HEAD.size + body.size:
-            raise ProtocolError(f"READING with {n} channels and {len(p)} bytes")
-        return Reading(sample, flags, body.unpack_from(p, _READING_HEAD.size), stale)
+    if t in (MsgType.READING, MsgType.READING_WIDE):
+        head = _READING_HEAD if t == MsgType.READING else _WIDE_HEAD
+        most = CHANNELS if t == MsgType.READING else MAX_CHANNELS
+        name = MsgType(t).name
+        if len(p) < head.size:
+            raise ProtocolError(f"{name} shorter than its header")
+        sample, flags, n, stale = head.unpack_from(p)
+        body = _READING_BODY.get(n) if n <= most else None
+        if body is None or len(p) != head.size + body.size:
+            raise ProtocolError(f"{name} with {n} channels and {len(p)} bytes")
+        return Reading(sample, flags, body.unpack_from(p, head.size), stale)
     if t == MsgType.HELLO:
         if len(p) < _HELLO.size:  # a later version may append fields
             raise ProtocolError(f"HELLO of {len(p)} bytes, expected {_HELLO.size}")
@@ -285,19 +293,38 @@ def hello_payload(h: Hello) -> bytes:
 
 
 def reading_payload(r: Reading) -> bytes:
+    """A READING (at most 14 channels: the two-player board)."""
     n = len(r.weights_mg)
     return _READING_HEAD.pack(r.sample & 0xFFFFFFFF, r.flags, n, r.stale) + _READING_BODY[n].pack(
         *r.weights_mg
     )
 
 
+def reading_message(r: Reading) -> tuple[MsgType, bytes]:
+    """The frame type and payload of a reading: READING for up to 14 channels, READING_WIDE
+    (a 32-bit stale mask) for a wide board's 21 or 28.
+
+    >>> kind, payload = reading_message(Reading(1, 0, (0,) * 21))
+    >>> kind.name, len(payload)
+    ('READING_WIDE', 94)
+    """
+    n = len(r.weights_mg)
+    if n <= CHANNELS:
+        return MsgType.READING, reading_payload(r)
+    if n > MAX_CHANNELS:
+        raise ValueError(f"a reading has at most {MAX_CHANNELS} channels, not {n}")
+    head = _WIDE_HEAD.pack(r.sample & 0xFFFFFFFF, r.flags, n, r.stale)
+    return MsgType.READING_WIDE, head + _READING_BODY[n].pack(*r.weights_mg)
+
+
 def ack_payload(a: Ack) -> bytes:
     return _ACK_HEAD.pack(a.cmd_type, a.cmd_seq, a.status) + a.data
 
 
-def tare_payload(mask: int = (1 << CHANNELS) - 1) -> bytes:
-    """TARE: zero the channels whose bit is set (default: all 14)."""
-    return struct.pack("<H", mask)
+def tare_payload(mask: int = (1 << CHANNELS) - 1, channels: int = CHANNELS) -> bytes:
+    """TARE: zero the channels whose bit is set (default: all 14); a wide board
+    (more than 16 channels) takes a 32-bit mask."""
+    return struct.pack("<H" if channels <= 16 else "<I", mask)
 
 
 def calibrate_payload(channel: int, weight_mg: int) -> bytes:

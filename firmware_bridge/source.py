@@ -12,14 +12,20 @@ URLs::
     serial://auto?calibration=cal.json   (default: default_calibration_path(), if it exists)
     sim://                         the virtual board, real time, random moves
     sim://?seed=3&speed=10&mistakes=0.1&faults=2&moves=C,d,A&rate=10
+    sim://?players=4               a four-player board (universal mancala)
+    sim://?rules=universal:players=3,variants=3+9
 
-``sim://`` options: ``seed`` (random seed), ``speed`` (device seconds per wall
-second; 0 = as fast as read), ``mistakes`` (probability per move),
-``faults`` (link faults per minute), ``rate`` (10 or 80 Hz), ``rules``,
-``moves`` (comma-separated move names, played in order), ``max_moves``,
-``noise`` (grams). The virtual board really runs behind a pseudo-terminal and
-is read through the same :class:`~firmware_bridge.link.SerialLink` as a real
-board, so ``sim://`` exercises the whole serial stack.
+``sim://`` options (:data:`SIM_OPTIONS`): ``seed`` (random seed), ``speed``
+(device seconds per wall second; 0 = as fast as read), ``mistakes``
+(probability per move), ``faults`` (link faults per minute), ``rate`` (10 or
+80 Hz), ``rules`` (a rule set, ``NAME[:key=value,...]`` as ``--rules`` takes
+it; by default the one the service referees), ``players`` (2, 3 or 4: with
+more than two, universal mancala), ``moves`` (comma-separated move names,
+played in order), ``max_moves``, ``noise`` (grams), ``loop`` (``0``: stop
+after one game; by default the players lay out the next game when one ends).
+The virtual board really runs behind a pseudo-terminal and is read through
+the same :class:`~firmware_bridge.link.SerialLink` as a real board, so
+``sim://`` exercises the whole serial stack.
 """
 
 from __future__ import annotations
@@ -35,12 +41,28 @@ from urllib.parse import parse_qs, urlsplit
 import platformdirs
 
 from core.observation import Observation
+from core.rules import RuleSet, get_rules, parse_rules_spec
 from firmware_bridge.discovery import find_board
 from firmware_bridge.link import LinkError, SerialLink
 from firmware_bridge.observer import ObservationBuilder
-from firmware_bridge.protocol import PITS, PROTOCOL_VERSION, Hello, MsgType, Reading, leds_payload
+from firmware_bridge.protocol import PROTOCOL_VERSION, Hello, MsgType, Reading, leds_payload
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
 from firmware_bridge.weights import Calibration, learn_seed_weight
+
+#: The options a ``sim://`` URL takes, with what each means (the module docstring says more).
+SIM_OPTIONS = {
+    "seed": "random seed of the virtual game (default: random)",
+    "speed": "board seconds per real second (default 1; 0 = as fast as it is read)",
+    "mistakes": "probability that a move is a player's mistake (default 0)",
+    "faults": "link faults per minute: garbage, lost frames, resets, unplugs (default 0)",
+    "rate": "samples per second, 10 or 80 (default 80)",
+    "rules": "rule set NAME[:key=value,...] (default: the one the service referees)",
+    "players": "2, 3 or 4 (more than 2: universal mancala)",
+    "moves": "comma-separated moves to play in order, then stop (e.g. C,d,A)",
+    "max_moves": "stop after this many moves",
+    "noise": "reading noise of a cell in grams (default 0.03)",
+    "loop": "1 (default): lay out the next game when one ends; 0: stop after one",
+}
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +79,10 @@ class SensorSource:
         name: str = "sensor",
     ) -> None:
         self.link = link
+        self._calibration_given = calibration is not None
         self.calibration = calibration or Calibration()
         self.name = name
-        self.builder = ObservationBuilder(self.calibration, 80, name)
+        self.builder = self._builder(80)
         self.observations = 0
         self._t = 0.0
         self._last_sample: int | None = None
@@ -88,6 +111,9 @@ class SensorSource:
                         "detail": f"the board speaks protocol {item.protocol}, this companion "
                         f"{PROTOCOL_VERSION}: update the firmware or the companion",
                     }
+                mismatch = self._fit_board(item)
+                if mismatch:
+                    yield {"type": "link", "state": "disconnected", "detail": mismatch}
                 if item.rate_hz != self._rate and item.rate_hz > 0:
                     self._rate = item.rate_hz
                     self.builder.set_rate(item.rate_hz)
@@ -97,11 +123,40 @@ class SensorSource:
                 hello = self.link.hello
                 if hello is None:
                     self._ask_identity()
-                elif hello.protocol == PROTOCOL_VERSION:
+                elif (
+                    hello.protocol == PROTOCOL_VERSION
+                    and len(item.weights_mg) == self.calibration.channels
+                ):
                     obs = self._reading(item)
                     if obs is not None:
                         self.observations += 1
                         yield obs
+
+    def _builder(self, rate_hz: int) -> ObservationBuilder:
+        pits = self.calibration.channels * 6 // 7  # 6 pits and a store per player
+        # a pit or store holds at most every seed of the game (4 a pit at the start)
+        return ObservationBuilder(
+            self.calibration, rate_hz, self.name, pits=pits, total_seeds=4 * pits
+        )
+
+    def _fit_board(self, hello: Hello) -> str:
+        """Follow the board's size (its HELLO's pits and stores): "" when the calibration
+        fits or was neutral (a neutral one is resized), else why the readings are unused."""
+        channels = hello.pits + hello.stores
+        if channels == self.calibration.channels:
+            return ""
+        if self._calibration_given:
+            return (
+                f"the board weighs {hello.pits} pits and {hello.stores} stores, but its "
+                f"calibration is for {self.calibration.channels} cells: calibrate this board "
+                "(oware-companion calibrate --source URL)"
+            )
+        old = self.calibration
+        self.calibration = Calibration.for_channels(
+            channels, seed_mean_g=old.seed_mean_g, seed_sd_g=old.seed_sd_g, noise_g=old.noise_g
+        )
+        self.builder = self._builder(self._rate)
+        return ""
 
     def _ask_identity(self) -> None:
         """A reading came before the board said who it is: drop it, and ask again.
@@ -154,13 +209,19 @@ class SimSource(SensorSource):
 
     def __init__(self, opts: DeviceOptions | None = None) -> None:
         self.board = VirtualBoard(opts)
+        rules = self.board.player.ruleset
         # What `oware-companion calibrate` would learn from this board's start
-        # position: the mean and spread of *these* 48 seeds.
-        start = [sum(s) for s in self.board.physics.seeds[:PITS]]
+        # position: the mean and spread of *these* seeds (48 on a two-player board).
+        start = [sum(s) for s in self.board.physics.seeds[: self.board.pits]]
         noise = max(self.board.opts.noise_g, 0.01)
-        mean, sd = learn_seed_weight(start, 4, noise)
-        cal = Calibration(seed_mean_g=mean, seed_sd_g=sd, noise_g=noise)
+        mean, sd = learn_seed_weight(start, rules.seeds_per_pit, noise)
+        cal = Calibration.for_channels(
+            self.board.channels, seed_mean_g=mean, seed_sd_g=sd, noise_g=noise
+        )
         super().__init__(SerialLink(self.board.port), cal, "sim")
+        self.builder = ObservationBuilder(
+            cal, 80, "sim", pits=self.board.pits, total_seeds=rules.total_seeds
+        )
         self._lock = threading.Lock()
         self._started = False
 
@@ -192,31 +253,93 @@ def _one(q: dict[str, list[str]], key: str, default: str) -> str:
     return q.get(key, [default])[-1]
 
 
-def device_options_from_query(query: str) -> DeviceOptions:
-    """Parse the ``sim://?…`` options (see the module docstring)."""
-    q = parse_qs(query)
-    known = {"seed", "speed", "mistakes", "faults", "rate", "rules", "moves", "max_moves", "noise"}
-    unknown = set(q) - known
+def sim_query(query: str) -> dict[str, str]:
+    """The options of a ``sim://?…`` query, each once, unknown ones refused.
+
+    A ``+`` stays a plus (``variants=3+9``), not a space as in HTML forms.
+
+    >>> sim_query("rules=universal:players=3,variants=3+9&seed=2")
+    {'rules': 'universal:players=3,variants=3+9', 'seed': '2'}
+    """
+    q = parse_qs(query.replace("+", "%2B"), keep_blank_values=True)
+    unknown = set(q) - set(SIM_OPTIONS)
     if unknown:
-        raise ValueError(f"unknown sim:// option(s): {', '.join(sorted(unknown))}")
-    moves = [m for m in _one(q, "moves", "").split(",") if m] or None
-    max_moves = _one(q, "max_moves", "")
-    player = PlayerOptions(
-        rules=_one(q, "rules", "abapa"),
-        moves=moves,
-        mistakes=float(_one(q, "mistakes", "0")),
-        max_moves=int(max_moves) if max_moves else None,
+        raise ValueError(
+            f"unknown sim:// option(s): {', '.join(sorted(unknown))}; "
+            f"options: {', '.join(SIM_OPTIONS)}"
+        )
+    return {k: v[-1] for k, v in q.items()}
+
+
+def sim_rules(query: str, default: str | RuleSet = "abapa") -> RuleSet:
+    """The rule set a ``sim://`` URL plays: its ``rules`` and ``players``, else ``default``.
+
+    >>> sim_rules("players=3").name, sim_rules("players=3").players
+    ('universal-3', 3)
+    >>> sim_rules("rules=universal&players=4").players
+    4
+    >>> sim_rules("", "mankala-pl").name
+    'mankala-pl'
+    """
+    q = sim_query(query)
+    spec = q.get("rules") or None
+    players = q.get("players") or None
+    if players is not None and players not in ("2", "3", "4"):
+        raise ValueError(f"sim:// option players must be 2, 3 or 4, not {players!r}")
+    if spec is not None:
+        rules = parse_rules_spec(spec)
+    else:
+        rules = parse_rules_spec(default) if isinstance(default, str) else default
+    if players is None or rules.players == int(players):
+        return rules
+    if rules.family == "universal":
+        return get_rules("universal", **{**rules.options, "players": int(players)})
+    if spec is None:  # players=3 on a service refereeing Oware: the board is universal
+        return get_rules(f"universal-{players}")
+    raise ValueError(
+        f"{rules.name} is a game for {rules.players} players; for {players} players "
+        "play universal mancala (sim://?players=N alone says so)"
     )
-    seed = _one(q, "seed", "")
-    rate = int(_one(q, "rate", "80"))
+
+
+def _number(q: dict[str, str], key: str, default: str, kind: type[float] | type[int]) -> Any:
+    raw = q.get(key) or default
+    try:
+        return kind(raw)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise ValueError(f"sim:// option {key} must be {what}, not {raw!r}") from None
+
+
+def device_options_from_query(query: str, rules: str | RuleSet = "abapa") -> DeviceOptions:
+    """Parse the ``sim://?…`` options (see the module docstring); ``rules`` is the rule set
+    played when the URL names none."""
+    q = sim_query(query)
+    moves = [m for m in q.get("moves", "").split(",") if m] or None
+    max_moves = q.get("max_moves") or None
+    loop = q.get("loop", "1")
+    if loop not in ("0", "1"):
+        raise ValueError("sim:// option loop must be 0 or 1")
+    player = PlayerOptions(
+        rules=sim_rules(query, rules),
+        moves=moves,
+        mistakes=_number(q, "mistakes", "0", float),
+        max_moves=None if max_moves is None else _number(q, "max_moves", "", int),
+        loop=loop == "1",
+    )
+    seed = q.get("seed") or None
+    rate = _number(q, "rate", "80", int)
     if rate not in (10, 80):
-        raise ValueError("rate must be 10 or 80")
+        raise ValueError("sim:// option rate must be 10 or 80")
+    speed = _number(q, "speed", "1", float)
+    if not speed >= 0:
+        raise ValueError("sim:// option speed must be 0 (as fast as read) or more")
     return DeviceOptions(
-        seed=int(seed) if seed else None,
-        speed=float(_one(q, "speed", "1")),
+        seed=None if seed is None else _number(q, "seed", "", int),
+        speed=speed,
         rate_hz=rate,
-        faults=float(_one(q, "faults", "0")),
-        noise_g=float(_one(q, "noise", "0.03")),
+        faults=_number(q, "faults", "0", float),
+        noise_g=_number(q, "noise", "0.03", float),
         player=player,
     )
 
@@ -226,11 +349,12 @@ def default_calibration_path() -> Path:
     return platformdirs.user_config_path("oware-companion") / "scale-calibration.json"
 
 
-def open_source(url: str) -> SensorSource:
-    """The source for a ``sim://`` or ``serial://`` URL (not yet opened)."""
+def open_source(url: str, rules: str | RuleSet = "abapa") -> SensorSource:
+    """The source for a ``sim://`` or ``serial://`` URL (not yet opened); a ``sim://`` board
+    that names no rule set plays ``rules``."""
     parts = urlsplit(url)
     if parts.scheme == "sim":
-        return SimSource(device_options_from_query(parts.query))
+        return SimSource(device_options_from_query(parts.query, rules))
     if parts.scheme == "serial":
         q = parse_qs(parts.query)
         cal_path = _one(q, "calibration", "")

@@ -1,21 +1,27 @@
-"""The virtual sensor board behind ``sim://``: a game played seed by seed, on a pseudo-terminal.
+"""The virtual sensor board behind ``sim://``: games played seed by seed, on a pseudo-terminal.
 
 Three layers, each usable alone:
 
-* :class:`BoardPhysics` — 14 load cells (12 pits, 2 stores) with the seeds on
-  them, each seed with its own weight; a hand can press on a channel, a seed
-  dropping in makes a short impact spike; every reading has noise and a slow
-  drift. It answers "what does channel k weigh at time t".
-* :class:`VirtualPlayer` — plays a game on those physics with a person's
-  timing: think, press on the pit and lift its seeds, drop them one by one,
-  take the captures to the store. Moves come from a script, at random, or
-  from a callable (an engine). It can make the mistakes a real player makes
-  (skip a pit, sow into the origin pit on a 12+ lap, sow the wrong way, leave
-  a capture on the board, take a capture that is not one) and then, like a
-  real player told by the referee, put the board right.
+* :class:`BoardPhysics` — a load cell per pit and per store (14 for two
+  players; 21 and 28 for the three- and four-player boards of universal
+  mancala) with the seeds on them, each seed with its own weight; a hand can
+  press on a channel, a seed dropping in makes a short impact spike; every
+  reading has noise and a slow drift. It answers "what does channel k weigh
+  at time t".
+* :class:`VirtualPlayer` — plays games of any rule set of ``core.rules``
+  (every preset and option: relay sowing, stores in the sowing ring, extra
+  turns) on those physics with a person's timing: think, press on the pit and
+  lift its seeds, drop them one by one, pick up a relay pit, take the captures
+  to the store. Moves come from a script, at random, or from a callable (an
+  engine). It can make the mistakes a real player makes (skip a pit, sow into
+  the origin pit on a 12+ lap, sow the wrong way, leave a capture on the
+  board, take a capture that is not one) and then, like a real player told by
+  the referee, put the board right. When a game ends the players gather the
+  seeds (hands over the pits for a few seconds) and lay out the next game.
 * :class:`VirtualBoard` — the device: a thread that samples the physics at
   the HX711 rate and speaks the wire protocol (``firmware_bridge.protocol``)
-  on a pseudo-terminal, exactly as the firmware does over USB. It answers
+  on a pseudo-terminal, exactly as the firmware does over USB (a three- or
+  four-player board says so in its HELLO and sends READING_WIDE). It answers
   IDENTIFY, TARE, CALIBRATE, SET_LEDS and SET_RATE, and can inject link
   faults: garbage bytes, dropped frames, a device reset, an unplug.
 
@@ -51,13 +57,12 @@ from dataclasses import dataclass, field
 
 from core import Position
 from core.notation import parse_move
+from core.rules import RuleSet, parse_rules_spec
 from firmware_bridge.protocol import (
     CHANNELS,
     LEDS,
-    PITS,
     PROTOCOL_VERSION,
     SAMPLE_RATES,
-    STORES,
     Ack,
     AckStatus,
     FrameDecoder,
@@ -67,7 +72,7 @@ from firmware_bridge.protocol import (
     ack_payload,
     encode_frame,
     hello_payload,
-    reading_payload,
+    reading_message,
 )
 
 log = logging.getLogger(__name__)
@@ -93,12 +98,14 @@ class _Press:
 
 
 class BoardPhysics:
-    """Seeds on 14 load cells, with hands, impacts, noise and drift."""
+    """Seeds on ``channels`` load cells (pits, then stores), with hands, impacts, noise
+    and drift."""
 
     def __init__(
         self,
         rng: random.Random,
         *,
+        channels: int = CHANNELS,
         seed_mean_g: float = 2.4,
         seed_sd_g: float = 0.15,
         noise_g: float = 0.03,
@@ -109,13 +116,14 @@ class BoardPhysics:
         self.seed_sd_g = seed_sd_g
         self.noise_g = noise_g
         self.drift_rate = drift_g_per_min / 60.0
-        self.seeds: list[list[float]] = [[] for _ in range(CHANNELS)]
+        self.channels = channels
+        self.seeds: list[list[float]] = [[] for _ in range(channels)]
         self.hand: list[float] = []
         # The empty cups weigh something; the firmware's factory tare removes most of it.
-        self.cup_g = [rng.uniform(20.0, 40.0) for _ in range(CHANNELS)]
-        self.drift_g = [0.0] * CHANNELS
-        self._presses: list[list[_Press]] = [[] for _ in range(CHANNELS)]
-        self._impacts: list[list[tuple[float, float]]] = [[] for _ in range(CHANNELS)]
+        self.cup_g = [rng.uniform(20.0, 40.0) for _ in range(channels)]
+        self.drift_g = [0.0] * channels
+        self._presses: list[list[_Press]] = [[] for _ in range(channels)]
+        self._impacts: list[list[tuple[float, float]]] = [[] for _ in range(channels)]
         self._last_t = 0.0
 
     def new_seed(self) -> float:
@@ -123,8 +131,12 @@ class BoardPhysics:
 
     def set_counts(self, pits: Sequence[int], stores: Sequence[int]) -> None:
         """Lay out a position (fresh seeds, no hand, no transients)."""
-        counts = [*pits, *stores, *([0] * (STORES - len(stores)))]
-        self.seeds = [[self.new_seed() for _ in range(n)] for n in counts[:CHANNELS]]
+        counts = [*pits, *stores]
+        if len(counts) != self.channels:
+            raise ValueError(
+                f"{len(pits)} pits and {len(stores)} stores on a board of {self.channels} cells"
+            )
+        self.seeds = [[self.new_seed() for _ in range(n)] for n in counts]
         self.hand = []
 
     def counts(self) -> list[int]:
@@ -198,7 +210,8 @@ class TruthEvent:
 
 @dataclass
 class PlayerOptions:
-    rules: str = "abapa"
+    rules: str | RuleSet = "abapa"
+    """A rule set, or its spec ``NAME[:key=value,...]`` (``universal:players=3,variants=9``)."""
     moves: Sequence[int | str] | None = None
     chooser: MoveChooser | None = None
     mistakes: float = 0.0
@@ -208,6 +221,22 @@ class PlayerOptions:
     fix_delay_s: float = 3.0
     max_moves: int | None = None
     loop: bool = True
+    """Start the next game when one ends (the players gather the seeds and lay them out)."""
+    setup_s: float = 6.0
+    """How long gathering and laying out the seeds for the next game takes."""
+
+    @property
+    def ruleset(self) -> RuleSet:
+        return parse_rules_spec(self.rules) if isinstance(self.rules, str) else self.rules
+
+
+def channels_for(rules: RuleSet) -> int:
+    """Load cells of the board a rule set is played on: a pit each, and a store per player.
+
+    >>> channels_for(parse_rules_spec("abapa")), channels_for(parse_rules_spec("universal-4"))
+    (14, 28)
+    """
+    return rules.num_pits + rules.players
 
 
 class VirtualPlayer:
@@ -221,9 +250,17 @@ class VirtualPlayer:
         self.physics = physics
         self.rng = rng
         self.opts = opts
-        self.position = Position.initial(opts.rules)
+        self.ruleset = opts.ruleset
+        self.pits = self.ruleset.num_pits
+        if physics.channels != channels_for(self.ruleset):
+            raise ValueError(
+                f"{self.ruleset.name} is played on {channels_for(self.ruleset)} cells, "
+                f"not {physics.channels}"
+            )
+        self.position = Position.initial(self.ruleset)
         self.truth: list[TruthEvent] = []
         self.moves_played = 0
+        self.games = 1
         self.finished = False
         physics.set_counts(self.position.pits, self.position.stores)
 
@@ -239,7 +276,7 @@ class VirtualPlayer:
             if self.moves_played >= len(o.moves):
                 return None
             m = o.moves[self.moves_played]
-            return parse_move(m) if isinstance(m, str) else m
+            return parse_move(m, self.ruleset.players) if isinstance(m, str) else m
         if o.chooser is not None:
             return o.chooser(self.position, self.rng)
         return self.rng.choice(legal)
@@ -257,18 +294,17 @@ class VirtualPlayer:
                 self._note(t, "game_over", detail=f"scores {self.position.scores}")
                 if not o.loop or o.moves is not None:
                     break
-                t += 5.0
-                yield t
-                self.position = Position.initial(o.rules)
-                ph.set_counts(self.position.pits, self.position.stores)
-                self._note(t, "new_game")
+                t = yield from self._next_game(t)
                 continue
             outcome = self.position.outcome(pit)
             sown = list(outcome.sown)
             captures = list(outcome.captures)
+            relays = dict(zip(outcome.relay_steps, outcome.relays, strict=True))
             mistake = None
             if o.mistakes > 0 and rng.random() < o.mistakes:
                 mistake, sown, captures = self._mistake(pit, sown, captures)
+                if mistake is not None:
+                    relays = {}  # the mistakes change plain sowings only (see _mistake)
             # Lift: the hand presses on the pit, grabs the seeds, stays a moment.
             ph.press(pit, t, 0.35, rng.uniform(40.0, 250.0))
             t += 0.2
@@ -276,19 +312,29 @@ class VirtualPlayer:
             ph.take_all(pit)
             t += 0.25
             yield t
-            for slot in sown:
+            for step, slot in enumerate(sown):
+                if step in relays:
+                    # Relay sowing: the last seed fell into a full pit; its seeds are lifted
+                    # and the sowing goes on from there.
+                    relay = relays[step]
+                    t += rng.uniform(0.3, 0.6)
+                    yield t
+                    ph.press(relay, t, 0.3, rng.uniform(40.0, 200.0))
+                    t += 0.2
+                    yield t
+                    ph.take_all(relay)
                 t += rng.uniform(*o.seed_interval_s)
                 yield t
-                ph.drop(slot if slot >= 0 else PITS + (-1 - slot), t)
-            for cpit, _n in captures:
+                ph.drop(self._channel(slot), t)
+            for cpit, n in captures:
                 t += rng.uniform(0.4, 0.8)
                 yield t
                 ph.press(cpit, t, 0.3, rng.uniform(30.0, 150.0))
                 t += 0.15
                 yield t
-                ph.take_all(cpit)
+                ph.take(cpit, n)
             if captures:
-                store = PITS + outcome.player
+                store = self._channel(-1 - outcome.player)
                 t += rng.uniform(0.4, 0.8)
                 yield t
                 ph.press(store, t, 0.3, rng.uniform(30.0, 150.0))
@@ -302,13 +348,8 @@ class VirtualPlayer:
                 # Nobody noticed: the seeds stay, and the game goes on from the board
                 # as it is (the referee records the move without its capture).
                 counts = ph.counts()
-                self.position = Position.from_json(
-                    {
-                        "rules": o.rules,
-                        "pits": counts[:PITS],
-                        "stores": counts[PITS : PITS + len(self.position.stores)],
-                        "to_move": outcome.position.to_move,
-                    }
+                self.position = Position(
+                    self.ruleset, counts[: self.pits], counts[self.pits :], outcome.position.to_move
                 )
             elif mistake:
                 # The referee complains; the player puts the board right.
@@ -318,17 +359,49 @@ class VirtualPlayer:
                 self._note(t, "fixed")
         self.finished = True
 
+    def _channel(self, slot: int) -> int:
+        """The load cell of a sowing slot: a pit (>= 0) or player q's store (-1 - q)."""
+        return slot if slot >= 0 else self.pits + (-1 - slot)
+
+    def _next_game(self, t: float) -> Generator[float, None, float]:
+        """The players look at the final board, then gather every seed and lay out the start
+        position again, hands over the pits (the cells are unsteady) while they do."""
+        ph, rng = self.physics, self.rng
+        t += rng.uniform(2.0, 4.0)
+        yield t
+        start = Position.initial(self.ruleset)
+        cells = list(range(ph.channels))
+        rng.shuffle(cells)
+        step = self.opts.setup_s / len(cells)
+        for ch in cells:
+            ph.press(ch, t, 2.0 * step + 0.3, rng.uniform(30.0, 150.0))
+            t += step
+            yield t
+            ph.take_all(ch)
+        counts = [*start.pits, *start.stores]
+        for ch in cells:
+            for _ in range(counts[ch]):
+                ph.drop(ch, t)
+        ph.hand = []
+        t += 0.5
+        yield t
+        self.position = start
+        self.games += 1
+        self._note(t, "new_game")
+        return t
+
     def _fix(self, t: float) -> Generator[float, None, float]:
         ph = self.physics
         want = [*self.position.pits, *self.position.stores]
         have = ph.counts()
-        surplus = [(ch, have[ch] - want[ch]) for ch in range(CHANNELS) if have[ch] > want[ch]]
+        channels = range(ph.channels)
+        surplus = [(ch, have[ch] - want[ch]) for ch in channels if have[ch] > want[ch]]
         for ch, n in surplus:
             ph.press(ch, t, 0.3, 60.0)
             t += 0.3
             yield t
             ph.take(ch, n)
-        for ch in range(CHANNELS):
+        for ch in channels:
             for _ in range(max(0, want[ch] - len(ph.seeds[ch]))):
                 t += 0.3
                 yield t
@@ -342,21 +415,22 @@ class VirtualPlayer:
         """Apply one applicable mistake to the planned sowing; (kind, sown, captures)."""
         kinds = list(self.opts.mistake_kinds)
         self.rng.shuffle(kinds)
+        n = self.pits
         for kind in kinds:
             if kind == "skip_pit" and len(sown) >= 2:
                 k = self.rng.randrange(1, len(sown))
                 shifted = []
                 for s in sown[k:]:
-                    nxt = (s + 1) % PITS if s >= 0 else s
-                    shifted.append(nxt if nxt != pit else (nxt + 1) % PITS)
+                    nxt = (s + 1) % n if s >= 0 else s
+                    shifted.append(nxt if nxt != pit else (nxt + 1) % n)
                 return kind, sown[:k] + shifted, []
-            if kind == "origin_pit" and len(sown) >= PITS:
+            if kind == "origin_pit" and len(sown) >= n:
                 for k in range(1, len(sown)):
-                    if sown[k - 1] == (pit - 1) % PITS and sown[k] == (pit + 1) % PITS:
+                    if sown[k - 1] == (pit - 1) % n and sown[k] == (pit + 1) % n:
                         return kind, [*sown[:k], pit, *sown[k:-1]], []
             if kind == "wrong_direction" and len(sown) >= 2 and all(s >= 0 for s in sown):
-                back = [(pit - j) % PITS for j in range(1, len(sown) + 1)]
-                return kind, [s if s != pit else (s - 1) % PITS for s in back], []
+                back = [(pit - j) % n for j in range(1, len(sown) + 1)]
+                return kind, [s if s != pit else (s - 1) % n for s in back], []
             if kind == "missed_capture" and captures:
                 return kind, sown, []
             if kind == "wrong_capture" and not captures and sown and sown[-1] >= 0:
@@ -399,8 +473,13 @@ class VirtualBoard:
         self.opts = opts or DeviceOptions()
         self.rng = random.Random(self.opts.seed)
         o = self.opts
+        rules = o.player.ruleset
+        self.pits = rules.num_pits
+        self.stores = rules.players
+        self.channels = channels_for(rules)
         self.physics = BoardPhysics(
             self.rng,
+            channels=self.channels,
             seed_mean_g=o.seed_mean_g,
             seed_sd_g=o.seed_sd_g,
             noise_g=o.noise_g,
@@ -417,9 +496,10 @@ class VirtualBoard:
         self.port = port
         # The factory tare stored in the (virtual) EEPROM: close to the cup weights.
         self.fw_tare_g = [c + self.rng.gauss(0.0, 0.05) for c in self.physics.cup_g]
-        self.fw_scale = [1.0] * CHANNELS
+        self.fw_scale = [1.0] * self.channels
         self.rate_hz = o.rate_hz if o.rate_hz in SAMPLE_RATES else 80
-        self.leds: list[tuple[int, int, int]] = [(0, 0, 0)] * LEDS
+        # one LED per pit (the two-player board's 12; a wide board's 18 or 24)
+        self.leds: list[tuple[int, int, int]] = [(0, 0, 0)] * max(LEDS, self.pits)
         self.boot_count = self.rng.randrange(1, 1000)
         self.t = 0.0  # device clock, seconds
         self.frames_sent = 0
@@ -544,7 +624,13 @@ class VirtualBoard:
 
     def _hello(self, cause: int) -> None:
         h = Hello(
-            PROTOCOL_VERSION, FIRMWARE_VERSION, PITS, STORES, self.rate_hz, self.boot_count, cause
+            PROTOCOL_VERSION,
+            FIRMWARE_VERSION,
+            self.pits,
+            self.stores,
+            self.rate_hz,
+            self.boot_count,
+            cause,
         )
         self._send(MsgType.HELLO, hello_payload(h))
 
@@ -577,10 +663,10 @@ class VirtualBoard:
                 self.physics.advance(self.t)
                 self._sample += 1
                 mg = []
-                for ch in range(CHANNELS):
+                for ch in range(self.channels):
                     g = (self.physics.weight(ch, self.t) - self.fw_tare_g[ch]) * self.fw_scale[ch]
                     mg.append(max(-(2**31), min(2**31 - 1, round(g * 1000.0))))
-                self._send(MsgType.READING, reading_payload(Reading(self._sample, 0, tuple(mg))))
+                self._send(*reading_message(Reading(self._sample, 0, tuple(mg))))
         except Exception:  # a bug here must not hang the host: log it and unplug
             log.exception("virtual board crashed")
             self._unplug()
@@ -635,23 +721,24 @@ class VirtualBoard:
         if cmd == MsgType.IDENTIFY:
             self._hello(0)
             return
-        if cmd == MsgType.TARE and len(p) == 2:
+        wide = self.channels > 16  # a 32-bit TARE mask (PROTOCOL.md, READING_WIDE)
+        if cmd == MsgType.TARE and len(p) == (4 if wide else 2):
             mask = int.from_bytes(p, "little")
-            for ch in range(CHANNELS):
+            for ch in range(self.channels):
                 if mask >> ch & 1:
                     self.fw_tare_g[ch] = self._average(ch)
         elif cmd == MsgType.CALIBRATE and len(p) == 5:
             ch, mg = struct.unpack("<BI", p)
-            raw = self._average(ch) - self.fw_tare_g[ch] if ch < CHANNELS else 0.0
-            if ch >= CHANNELS or mg == 0:
+            raw = self._average(ch) - self.fw_tare_g[ch] if ch < self.channels else 0.0
+            if ch >= self.channels or mg == 0:
                 status = AckStatus.BAD_ARGUMENT
             elif raw <= 0.1:  # nothing on the cell (or a reversed one): refuse, keep the scale
                 status = AckStatus.FAILED
             else:
                 self.fw_scale[ch] = mg / 1000.0 / raw
                 data = struct.pack("<f", self.fw_scale[ch])
-        elif cmd == MsgType.SET_LEDS and len(p) == 3 * LEDS:
-            self.leds = [(p[3 * i], p[3 * i + 1], p[3 * i + 2]) for i in range(LEDS)]
+        elif cmd == MsgType.SET_LEDS and len(p) == 3 * len(self.leds):
+            self.leds = [(p[3 * i], p[3 * i + 1], p[3 * i + 2]) for i in range(len(self.leds))]
         elif cmd == MsgType.SET_RATE and len(p) == 1:
             if p[0] in SAMPLE_RATES:
                 self.rate_hz = p[0]
@@ -666,6 +753,46 @@ class VirtualBoard:
     def _average(self, ch: int, n: int = 16) -> float:
         """Mean raw grams over ``n`` samples, as the firmware averages before taring."""
         return sum(self.physics.weight(ch, self.t) for _ in range(n)) / n
+
+
+class CalibrationHelper:
+    """The person at the virtual board during ``oware-companion calibrate --source sim://``:
+    answers each step of the calibration (:mod:`firmware_bridge.calibration_wizard`) by
+    doing on the board what it asks: take every seed off, put the known weight on each
+    cell in turn (``known_weight_g``; None skips that optional step), lay out 4 seeds a pit.
+
+    The board's own player must be still meanwhile (``PlayerOptions(max_moves=0)``).
+    """
+
+    def __init__(self, board: VirtualBoard, known_weight_g: float | None = None) -> None:
+        self.board = board
+        self.known = known_weight_g
+        self.done: list[str] = []
+        self._on: int | None = None
+        self._next_cell = 0
+
+    def ask(self, prompt: str) -> str:
+        """Do what ``prompt`` asks; the answer the wizard expects ("" for Enter)."""
+        ph = self.board.physics
+        if self._on is not None and self.known is not None:  # the weight off its last cell
+            ph.cup_g[self._on] -= self.known
+            self._on = None
+        pits, stores = self.board.pits, self.board.stores
+        answer = ""
+        if prompt.startswith("Step 1/3"):
+            ph.set_counts([0] * pits, [0] * stores)
+            self.done.append("took every seed off the board")
+        elif prompt.startswith("Step 2/3"):
+            answer = "" if self.known is None else f"{self.known:g}"
+        elif "Put the" in prompt and self.known is not None:
+            self._on = self._next_cell
+            self._next_cell += 1
+            ph.cup_g[self._on] += self.known
+            self.done.append(f"put {self.known:g} g on cell {self._on}")
+        elif prompt.startswith("Step 3/3"):
+            ph.set_counts([4] * pits, [0] * stores)
+            self.done.append(f"put 4 seeds in each of the {pits} pits")
+        return answer
 
 
 def main(argv: Sequence[str] | None = None) -> int:

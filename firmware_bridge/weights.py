@@ -33,8 +33,10 @@ import numpy as np
 
 from firmware_bridge.protocol import CHANNELS
 
-#: Seeds in an Oware set: the most a pit or a store can ever hold.
+#: Seeds in an Oware set: the most a pit or a store can ever hold (on a two-player board).
 TOTAL_SEEDS = 48
+#: Channels of the boards there are: 2, 3 or 4 players, each with 6 pits and a store.
+BOARD_CHANNELS = (14, 21, 28)
 #: Probabilities below this are cut from the tail of a vector (then renormalised).
 TAIL_CUTOFF = 1e-6
 
@@ -48,6 +50,15 @@ class Calibration:
     seed_mean_g: float = 2.4
     seed_sd_g: float = 0.25
     noise_g: float = 0.05
+
+    @classmethod
+    def for_channels(cls, channels: int, **values: float) -> Calibration:
+        """A neutral calibration (no tare, unit scales) of a board of ``channels`` cells."""
+        return cls(tare_g=[0.0] * channels, scale=[1.0] * channels, **values)
+
+    @property
+    def channels(self) -> int:
+        return len(self.tare_g)
 
     def grams(self, weights_mg: Sequence[int]) -> np.ndarray:
         """Calibrated grams per channel from a READING's milligrams."""
@@ -77,8 +88,11 @@ class Calibration:
             seed_sd_g=float(data["seed_sd_g"]),
             noise_g=float(data["noise_g"]),
         )
-        if len(cal.tare_g) != CHANNELS or len(cal.scale) != CHANNELS:
-            raise ValueError(f"a calibration needs {CHANNELS} tare and scale values")
+        if len(cal.tare_g) != len(cal.scale) or len(cal.tare_g) not in BOARD_CHANNELS:
+            raise ValueError(
+                f"a calibration needs {CHANNELS} tare and scale values "
+                "(21 or 28 for a three- or four-player board)"
+            )
         if not (cal.seed_mean_g > 0 and cal.seed_sd_g >= 0 and cal.noise_g > 0):
             raise ValueError("seed mean and noise must be positive")
         return cal

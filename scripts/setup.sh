@@ -1,25 +1,36 @@
 #!/usr/bin/env bash
-# Set up everything oware-companion needs on a fresh Debian/Ubuntu machine:
-# system packages (AVR toolchain + simulator for the firmware tests, Chromium
-# for the browser tests) and a virtual environment in .venv with the project
-# installed in editable mode with all extras.
+# Set up oware-companion on a fresh Debian/Ubuntu machine. Idempotent: a second run only
+# checks what is already there.
 #
-# Idempotent: a second run only checks what is already there.
+#   scripts/setup.sh --product   what running the product needs: .venv with the project
+#                                and its camera and engine extras (scripts/run.sh)
+#   scripts/setup.sh             everything, the test tools too (scripts/test.sh): the AVR
+#                                toolchain and simulator for the firmware tests and Chromium
+#                                for the browser tests (system packages, sudo when not
+#                                root), PyTorch (the learn extra), the dev extra
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config chromium fonts-dejavu-core)
+MODE=all
+case "${1:-}" in
+    --product) MODE=product ;;
+    "") ;;
+    *) echo "usage: scripts/setup.sh [--product]" >&2; exit 2 ;;
+esac
 
-need_apt=()
-for pkg in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
-done
-if ((${#need_apt[@]})); then
-    echo "setup: installing system packages: ${need_apt[*]}"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+if [ "$MODE" = all ]; then
+    APT_PACKAGES=(gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config chromium fonts-dejavu-core)
+    need_apt=()
+    for pkg in "${APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
+    done
+    if ((${#need_apt[@]})); then
+        echo "setup: installing system packages: ${need_apt[*]}"
+        SUDO=""
+        [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    fi
 fi
 
 PYTHON="${PYTHON:-python3}"
@@ -27,9 +38,19 @@ if [ ! -x .venv/bin/python ]; then
     echo "setup: creating .venv"
     "$PYTHON" -m venv .venv
 fi
-stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
-if [ ! -f "$stamp" ]; then
-    echo "setup: installing the project and its dependencies into .venv"
+hash=$(sha1sum pyproject.toml | cut -c1-12)
+full=.venv/.installed-$hash
+product=.venv/.installed-product-$hash
+if [ "$MODE" = product ]; then
+    # a full install holds the product's packages too
+    if [ ! -f "$full" ] && [ ! -f "$product" ]; then
+        echo "setup: installing the product into .venv (camera and engine extras)"
+        .venv/bin/pip install -q --upgrade pip
+        .venv/bin/pip install -q -e ".[vision,fast]"
+        touch "$product"
+    fi
+elif [ ! -f "$full" ]; then
+    echo "setup: installing the project, its test tools and all extras into .venv"
     .venv/bin/pip install -q --upgrade pip
     # PyTorch's CPU build (the learn extra trains the deep seed counter); asked
     # for first and by exact version so pip does not fetch a CUDA build.
@@ -37,5 +58,5 @@ if [ ! -f "$stamp" ]; then
         || .venv/bin/pip install -q "torch==${TORCH_VERSION:-2.13.0}" --index-url https://download.pytorch.org/whl/cpu
     .venv/bin/pip install -q -e ".[all,dev]"
     rm -f .venv/.installed-*
-    touch "$stamp"
+    touch "$full"
 fi

@@ -15,10 +15,22 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from companion.commands.rules import rules_spec
 from firmware_bridge.calibration_wizard import CalibrationError, run_calibration
-from firmware_bridge.source import SensorSource, default_calibration_path, open_source
-from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
+from firmware_bridge.source import (
+    SensorSource,
+    SimSource,
+    default_calibration_path,
+    open_source,
+)
+from firmware_bridge.virtual_board import (
+    CalibrationHelper,
+    DeviceOptions,
+    PlayerOptions,
+    VirtualBoard,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +45,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--speed", type=float, default=1.0, help="board seconds per real second")
     p.add_argument("--mistakes", type=float, default=0.0, help="probability of a mistake per move")
     p.add_argument("--faults", type=float, default=0.0, help="link faults per minute")
+    p.add_argument(
+        "--rules",
+        type=rules_spec,
+        default="abapa",
+        help="the game it plays: NAME[:key=value,...] (universal-3, universal-4: a wider board)",
+    )
     p.add_argument("--seconds", type=float, default=None, help="stop after this long")
     p.set_defaults(func=virtual_board)
 
@@ -42,7 +60,7 @@ def virtual_board(args: argparse.Namespace) -> int:
         seed=args.seed,
         speed=args.speed,
         faults=args.faults,
-        player=PlayerOptions(mistakes=args.mistakes),
+        player=PlayerOptions(rules=args.rules, mistakes=args.mistakes),
     )
     with VirtualBoard(opts) as board:
         print(f"virtual sensor board on serial://{board.port}", flush=True)
@@ -53,17 +71,60 @@ def virtual_board(args: argparse.Namespace) -> int:
 
 
 def calibrate_serial(args: argparse.Namespace) -> int:
-    """`calibrate --source serial://…` (or sim://): tare, scale, seed weight → JSON."""
+    """`calibrate --source serial://…` (or sim://): tare, scale, seed weight → JSON.
+
+    On ``sim://`` the virtual board's own person does each step (its players stay still
+    meanwhile), so the calibration runs to its end with nobody at the keyboard. A real
+    board needs a person: ``--yes`` cannot answer for them, and a closed input says so.
+    """
     out = Path(args.out) if getattr(args, "out", None) else default_calibration_path()
-    source = open_source(args.source)
+    url: str = args.source
+    if url.startswith("sim://"):
+        source = open_source(_still(url))
+    else:
+        if getattr(args, "yes", False):
+            raise ValueError(
+                "--yes cannot calibrate a sensor board: each step needs a person at the board "
+                "(emptying it, laying out the seeds); leave --yes out (sim:// runs by itself)"
+            )
+        source = open_source(url)
     if not isinstance(source, SensorSource):
         print(f"oware-companion: error: {args.source} is not a sensor board")
         return 2
+    ask = _keyboard
+    if isinstance(source, SimSource):
+        helper = CalibrationHelper(source.board)
+
+        def ask(prompt: str) -> str:
+            print(prompt.strip())
+            before = len(helper.done)
+            answer = helper.ask(prompt)
+            did = helper.done[before:] or [f"answered {answer!r}" if answer else "pressed Enter"]
+            print(f"  (at the virtual board: {'; '.join(did)})", flush=True)
+            return answer
+
     try:
         run_calibration(
-            source, out, input, print, connect_timeout_s=getattr(args, "connect_timeout", 15.0)
+            source, out, ask, print, connect_timeout_s=getattr(args, "connect_timeout", 15.0)
         )
     except CalibrationError as exc:
         print(f"calibration failed: {exc}")
         return 1
     return 0
+
+
+def _still(url: str) -> str:
+    """The ``sim://`` URL with its players still (the calibration's person is at the board)."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "max_moves"]
+    return urlunsplit(parts._replace(query=urlencode([*query, ("max_moves", "0")], safe=":,+")))
+
+
+def _keyboard(prompt: str) -> str:
+    try:
+        return input(prompt)
+    except EOFError:
+        raise CalibrationError(
+            "nobody at the keyboard to answer the step (the input is closed): run the "
+            "calibration in a terminal, or on sim:// where the virtual board does each step"
+        ) from None

@@ -20,9 +20,11 @@ import time
 from typing import Any
 
 from companion import endgame_store
+from companion.commands.rules import rules_spec
 from core.engine.analysis import Analysis, analyze, database_applies
 from core.engine.explain import explain_move
 from core.position import Position
+from core.rules import parse_rules_spec
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +36,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "exactly, otherwise the search score and depth) and print the principal variation.",
     )
     p.add_argument("position", help="text form, e.g. 4-4-4-4-4-4-4-4-4-4-4-4-0-0-S")
-    p.add_argument("--rules", default="abapa", help="rule set (default abapa)")
+    p.add_argument(
+        "--rules",
+        type=rules_spec,
+        default="abapa",
+        help="rule set NAME[:key=value,...] (default abapa; see `oware-companion rules`)",
+    )
     p.add_argument(
         "--time", type=float, default=2.0, metavar="S", help="thinking time in seconds (default 2)"
     )
@@ -80,7 +87,7 @@ def _table(analysis: Analysis) -> str:
 
 def run_analyze(args: argparse.Namespace) -> int:
     """Handler of ``analyze``."""
-    position = Position.from_text(args.position, rules=args.rules)
+    position = Position.from_text(args.position, rules=parse_rules_spec(args.rules))
     if position.is_over:
         print(
             f"the game is over: {position.ending.text if position.ending else ''}", file=sys.stderr

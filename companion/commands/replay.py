@@ -1,8 +1,11 @@
 """`oware-companion replay SESSION.jsonl`: replay a recorded session through the referee.
 
-Prints the events as JSON lines (default), a readable game record
-(``--format text``) or the game in OGN (``--ogn``). Replaying gives exactly the
-events the live run gave (see :mod:`core.referee.session`).
+Prints the events as JSON lines (default), a readable record of every game of
+the session (``--format text``) or every game in OGN (``--ogn``, one after
+another as in a PGN file), each with every move, a missed capture too.
+Replaying gives exactly the events the live run gave (see
+:mod:`core.referee.session`); the games are read back from those events
+(:func:`core.records.records_from_events`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from core.position import Position
+from core.records import records_from_events
 from core.referee.session import SessionError, feed_line, referee_from_header
 
 
@@ -55,15 +60,26 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"no session log at {path}")
     lines = read_lines(path)
     try:
-        referee = referee_from_header(next(lines))
+        header = next(lines)
     except StopIteration:
         raise ValueError(f"{path} is empty") from None
+    referee = referee_from_header(header)
     out = sys.stdout
+    events: list[dict[str, Any]] = []
     for line in lines:
         for event in feed_line(referee, line):
+            as_json = event.to_json()
+            events.append(as_json)
             if args.format == "json" and not args.ogn:
-                out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+                out.write(json.dumps(as_json, ensure_ascii=False) + "\n")
     if args.ogn or args.format == "text":
-        record = referee.record()
-        out.write(record.to_ogn() if args.ogn else record.to_text() + "\n")
+        games = records_from_events(Position.from_json(header["start"]), events)
+        for number, record in enumerate(games, 1):
+            if args.ogn:
+                record.tags.setdefault("Round", str(number))
+                out.write(("\n" if number > 1 else "") + record.to_ogn())
+            else:
+                title = f"Game {number} of {len(games)}" if len(games) > 1 else ""
+                out.write(("\n" if number > 1 else "") + (title + "\n" if title else ""))
+                out.write(record.to_text() + "\n")
     return 0

@@ -6,7 +6,22 @@ import argparse
 import json
 import textwrap
 
-from core.rules import PRESETS, RuleSet, get_rules
+from core.rules import PRESETS, RuleSet, get_rules, parse_rules_spec
+
+
+def rules_spec(spec: str) -> str:
+    """The argparse type of every ``--rules`` option: a spec ``NAME[:key=value,...]``
+    checked by the one parser of rule specs (:func:`core.rules.parse_rules_spec`), which
+    every command then reads it with; a bad one is a one-line usage error.
+
+    >>> rules_spec("universal:players=3,variants=3+9")
+    'universal:players=3,variants=3+9'
+    """
+    try:
+        parse_rules_spec(spec)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (see `oware-companion rules`)") from None
+    return spec
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

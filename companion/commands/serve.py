@@ -40,14 +40,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from companion.commands.rules import rules_spec
 from companion.service.config import ServiceConfig, load_config
 from companion.service.service import Service, is_loopback
 from companion.service.sources import is_camera_url
+from dashboard.views import links_text
 
 log = logging.getLogger(__name__)
 
-#: The demo board: ~2.5 times a person's pace, a mistake in about one move of eight.
-DEMO_SOURCE = "sim://?speed=2.5&mistakes=0.12"
+#: The demo board: ~2.5 times a person's pace, a mistake in about one move of eight; it
+#: plays the demo's --rules (every rule set: 2, 3 and 4 players), game after game.
+DEMO_SPEED = 2.5
+DEMO_MISTAKES = 0.12
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -84,12 +88,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="The whole product on the virtual sensor board (sim://): no hardware.",
     )
     demo.add_argument("--seed", type=int, default=None, help="random seed of the virtual game")
+    demo.add_argument(
+        "--speed",
+        type=float,
+        default=DEMO_SPEED,
+        help=f"board seconds per real second (default {DEMO_SPEED}: a lively pace; "
+        "0: as fast as the referee reads)",
+    )
+    demo.add_argument(
+        "--mistakes",
+        type=float,
+        default=DEMO_MISTAKES,
+        help=f"probability that a move is a player's mistake (default {DEMO_MISTAKES})",
+    )
     _common(demo)
     demo.set_defaults(func=demo_command)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rules", default=None, help="rule set NAME[:key=value,...] (default abapa)")
+    p.add_argument(
+        "--rules",
+        type=rules_spec,
+        default=None,
+        help="rule set NAME[:key=value,...] (default abapa; universal-3 and universal-4 are "
+        "the three- and four-player games; see `oware-companion rules`)",
+    )
     p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
     p.add_argument("--config", type=Path, default=None, help="venue settings (TOML)")
@@ -159,9 +182,14 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
     service = Service(sources, config, resume=resume)
     app = create_app(service)
     shown = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
-    for number, url in enumerate(sources, start=1):
-        print(f"board {number}: {url}", flush=True)
-    print(f"oware-companion: open http://{shown}:{config.port}/", flush=True)
+    base = f"http://{shown}:{config.port}"
+    boards = [
+        (str(number), url, rules.name)
+        for number, (url, rules) in enumerate(zip(sources, service.board_rules, strict=True), 1)
+    ]
+    # every board's views, with who each is for: the home page lists the same
+    print(links_text(base, boards), flush=True)
+    print(f"oware-companion: open {base}/ (every board and view)", flush=True)
     server = uvicorn.Server(
         uvicorn.Config(
             app,
@@ -199,7 +227,10 @@ def demo_command(args: argparse.Namespace) -> int:
     if args.data_dir is None and args.config is None:
         # demo games do not belong in the club's history
         config = config.with_overrides(data_dir=config.data_dir / "demo")
-    url = DEMO_SOURCE + (f"&seed={args.seed}" if args.seed is not None else "")
+    if args.speed < 0 or not 0 <= args.mistakes <= 1:
+        raise ValueError("--speed must be 0 or more and --mistakes between 0 and 1")
+    url = f"sim://?speed={args.speed:g}&mistakes={args.mistakes:g}"
+    url += f"&seed={args.seed}" if args.seed is not None else ""
     return run([url], config, resume=False)
 
 

@@ -154,6 +154,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="calibration JSON from `oware-companion calibrate` (default: the one it saved; "
         "without one, find the board in the photo)",
     )
+    p.add_argument(
+        "--corners",
+        default=None,
+        help='the board\'s four corners in the photo, "x,y x,y x,y x,y" (NW NE SE SW), '
+        "when it cannot find them itself",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=count_command)
 
@@ -210,10 +216,17 @@ def views_phrase(views: int) -> str:
     return f"each pit read in {views} view{'s' if views > 1 else ''}"
 
 
+NEVER_SEEN_WARNING = (
+    "warning: {why}: the counts come from the built-in counter, which has never seen this "
+    "board and misreads it often; calibrate once (`oware-companion calibrate --source "
+    "camera://0`, or --empty and --start photos) and count again"
+)
+
+
 def count_command(args: argparse.Namespace) -> int:
     """Handler of `count`: exit code 0, 1 (cannot read), 2 (bad calibration/board not found)."""
     from vision.calibrate import locate
-    from vision.calibration import Calibration, CalibrationError, default_path
+    from vision.calibration import Calibration, CalibrationError, default_path, parse_corners
     from vision.pipeline import counter_for
 
     try:
@@ -222,14 +235,24 @@ def count_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     given: Path | None = args.calibration
-    if given is None and default_path().is_file():
+    corners = getattr(args, "corners", None)
+    if given is None and corners is None and default_path().is_file():
         given = default_path()  # the board `calibrate` saved, and the counter taught on it
     try:
-        calibration = Calibration.load(given) if given is not None else locate(frame)
+        if given is not None:
+            calibration = Calibration.load(given)
+        else:
+            calibration = locate(frame, parse_corners(corners) if corners else None)
         counter = counter_for(calibration)
-    except (CalibrationError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (CalibrationError, OSError, ValueError) as exc:
+        message = str(exc)
+        if "corners by hand" in message:  # say how, with this command's own option
+            message += ': --corners "x,y x,y x,y x,y"'
+        print(f"error: {message}", file=sys.stderr)
         return 2
+    if calibration.counter is None:
+        why = "no calibration" if given is None else f"{given} holds no counter taught on the board"
+        print(NEVER_SEEN_WARNING.format(why=why), file=sys.stderr)
     view = calibration.rectify(frame)
     crops = calibration.pit_crops(view)
     beliefs = counter.beliefs(crops, list(range(len(crops))))

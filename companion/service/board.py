@@ -38,9 +38,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from core.observation import Observation
+from core.observation import Observation, most_likely
 from core.position import Position
-from core.records import GameRecord
+from core.records import GameRecord, records_from_events
 from core.referee import Event, Referee
 from core.referee.session import feed_line, line_kind, referee_from_header, session_header
 
@@ -88,6 +88,8 @@ class BoardRuntime:
         self.link: dict[str, Any] = {"type": "link", "state": "starting", "detail": ""}
         self.suggestion: dict[str, Any] | None = None
         self.events: list[dict[str, Any]] = []
+        self.reading: dict[str, Any] | None = None
+        """The last still board the source read (most likely counts), for corrections."""
         self.resumed = False
         self.observations = 0
         self._start = start
@@ -102,6 +104,10 @@ class BoardRuntime:
         self._last_t = 0.0
         self._offset = 0.0
         self.referee: Referee
+        self._game_start: Position
+        """Where the game being played started (the session's start, or its new_game)."""
+        self._game_events: list[dict[str, Any]] = []
+        """The events of the game being played: its record is rebuilt from them."""
         self.session: SessionLog
         self.log_id: int
         self.game_id: int
@@ -179,6 +185,8 @@ class BoardRuntime:
         else:
             header = session_header(self._start, **self._settings)
             self.referee = Referee(self._start, **self._settings)
+        self._game_start = Position.from_json(header["start"])
+        self._game_events = []
         stamp = time.strftime("%Y%m%d-%H%M%S")
         folder = self.data_dir / "sessions"
         for n in range(1000):
@@ -195,6 +203,7 @@ class BoardRuntime:
         path = self.data_dir / row["path"]
         lines, valid = read_log(path)
         self.referee = referee_from_header(lines[0])
+        self._game_start = Position.from_json(lines[0]["start"])
         logged: list[dict[str, Any]] = []
         produced: list[dict[str, Any]] = []
         for line in lines[1:]:
@@ -215,6 +224,13 @@ class BoardRuntime:
         missing = produced[len(logged) :]
         self.session.append_many(missing, sync=True)
         self.events = produced
+        self._game_events = []
+        for event in produced:  # the game being played: since the session's last new_game
+            if event.get("type") == "new_game":
+                self._game_start = Position.from_json(event["position"])
+                self._game_events = []
+            else:
+                self._game_events.append(event)
         self.log_id = int(row["id"])
         self.game_id = self.index.last_game(self.log_id) or self.index.start_game(
             self.board, self.log_id, self.referee.start.rules
@@ -261,6 +277,12 @@ class BoardRuntime:
         obs = replace(obs, t=self._retime(obs.t))
         self._last_t = obs.t
         self.observations += 1
+        if obs.stable:
+            self.reading = {
+                "t": obs.t,
+                "pits": [most_likely(p) for p in obs.pits],
+                "stores": None if obs.stores is None else [most_likely(s) for s in obs.stores],
+            }
         line = obs.to_json()
         self.session.append(line)
         # The referee judges the observation as the log holds it (read back, its beliefs
@@ -283,17 +305,12 @@ class BoardRuntime:
         return [e.to_json() for e in self._run_command(cmd, self._last_t)]
 
     def _run_command(self, cmd: dict[str, Any], t: float) -> list[Event]:
-        names = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
+        names: dict[str, Any] = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
         line = {**cmd, "t": t}
         events = self.referee.command(line, t)  # raises CommandError: nothing is logged
         self.session.append(line)
-        if cmd["command"] == "new_game":
-            self.index.end_game(self.game_id)
-            self.game_id = self.index.start_game(
-                self.board, self.log_id, self.referee.start.rules, **names
-            )
-        self._publish(events)
-        if cmd["command"] in ("new_game", "set_position", "undo"):
+        self._publish(events, names)
+        if cmd["command"] in ("set_position", "undo"):
             self._publish_state()
         return events
 
@@ -304,22 +321,42 @@ class BoardRuntime:
         self._publish_state()
 
     def _publish_state(self) -> None:
-        """The state to every page; under fair play the players' copy has no suggestion."""
+        """The state to every page; under fair play only the referee's copy has a suggestion."""
         if not self.fair_play:
             self.hub.publish({**self.state(), "type": "state"})
             return
-        self.hub.publish({**self.state(), "type": "state"}, lambda sub: sub.role != "player")
         self.hub.publish(
-            {**self.state("player"), "type": "state"}, lambda sub: sub.role == "player"
+            {**self.state("referee"), "type": "state"}, lambda sub: sub.role == "referee"
         )
+        self.hub.publish({**self.state(), "type": "state"}, lambda sub: sub.role != "referee")
 
     # -- after the referee spoke ----------------------------------------------------------------
-    def _publish(self, events: list[Event]) -> None:
+    def _publish(self, events: list[Event], names: dict[str, Any] | None = None) -> None:
         if not events:
             return
         lines = [_as_json(e) for e in events]
         self.session.append_many(lines, sync=True)  # on disk before anyone sees it
         self.events.extend(lines)
+        new_game = False
+        for line in lines:
+            if line.get("type") != "new_game":
+                self._game_events.append(line)
+                continue
+            # the next game of the session: from the New game button (names given there),
+            # or set up on the board after a game ended (the referee saw it: "auto")
+            new_game = True
+            self._index_game()  # the game that ends: its last events
+            self.index.end_game(self.game_id)
+            self._game_start = Position.from_json(line["position"])
+            self._game_events = []
+            names = names or {}
+            self.game_id = self.index.start_game(
+                self.board,
+                self.log_id,
+                self._game_start.rules,
+                south=names.get("south"),
+                north=names.get("north"),
+            )
         self._index_game()
         if any(e.type in POSITION_EVENTS for e in events):
             self.suggestion = None
@@ -333,6 +370,8 @@ class BoardRuntime:
                 log.exception("board %s: camera confirm failed", self.board)
         for line in lines:
             self.hub.publish({**line, "board": self.board})
+        if new_game:
+            self._publish_state()  # the new game's whole state: rules, players, moves
 
     def _on_suggestion(self, event: dict[str, Any]) -> None:
         """From the engine worker (called on the event loop)."""
@@ -343,30 +382,38 @@ class BoardRuntime:
         fair = self.fair_play
 
         def accept(sub: Subscriber) -> bool:
-            return not (fair and sub.role == "player")
+            # fair play: the players may see any screen but the referee's
+            return not fair or sub.role == "referee"
 
         self.hub.publish({**message, "board": self.board}, accept)
 
     def _index_game(self) -> None:
-        ref = self.referee
-        record = game_record(ref)
-        ended = time.time() if ref.position.is_over else None
+        # the record's own counts: the list and the exports say the same (and the game that
+        # ends at a new_game is indexed after the referee has started the next one)
+        record = self.record()
+        ended = time.time() if record.final().is_over else None
         self.index.update_game(
             self.game_id,
-            moves=len(ref.moves),
+            moves=len(record.moves),
             result=record.result(),
             record=record.to_json(),
             ended=ended,
         )
 
     # -- views ---------------------------------------------------------------------------
+    def record(self) -> GameRecord:
+        """The game being played, every move of it (a missed capture too), from its events
+        (:func:`core.records.records_from_events`)."""
+        return records_from_events(self._game_start, self._game_events)[-1]
+
     def state(self, role: str | None = None) -> dict[str, Any]:
         """``Referee.state()`` plus what the page needs about the board (SERVICE_API.md).
 
-        Under fair play a player's copy carries no suggestion (the players' screen must not
-        be able to show one, even from the browser's developer tools).
+        Under fair play only the referee's copy carries a suggestion: the players can see
+        every other screen (their own, the hall's, the stream), and none must be able to
+        show one, even from the browser's developer tools.
         """
-        hidden = self.fair_play and role == "player"
+        hidden = self.fair_play and role != "referee"
         return {
             **self.referee.state(),
             "board": self.board,
@@ -374,6 +421,7 @@ class BoardRuntime:
             "fair_play": self.fair_play,
             "suggestion": None if hidden else self.suggestion,
             "link": self.link,
+            "reading": self.reading,
         }
 
     def health(self) -> dict[str, Any]:
@@ -395,25 +443,6 @@ class BoardRuntime:
         if self._engine is not None:
             out["engine"] = self._engine.health()
         return out
-
-
-def game_record(referee: Referee) -> GameRecord:
-    """The game so far as a record that always replays under the rules.
-
-    A game corrected by hand (``set_position``) or with a missed capture has
-    moves that do not follow from its start; :meth:`Referee.record` starts
-    the record at the last position the moves cannot reach (OGN writes it as
-    a ``FEN`` tag), so every game can be exported.
-    """
-    try:
-        return referee.record()
-    except ValueError:
-        # Referee.record() cannot yet handle a game with no history at all
-        # (nothing played or corrected since the start): the record is the
-        # position as it stands, with no moves.
-        if referee.moves:  # not that case: a real fault, say so rather than hide it
-            log.exception("the game record could not be built; exported without its moves")
-        return GameRecord(referee.position, [])
 
 
 def _as_json(event: Event) -> dict[str, Any]:

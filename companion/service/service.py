@@ -33,6 +33,7 @@ from .sources import (
     open_source,
     pit_photo_folder,
     referee_settings_for,
+    rules_for,
     validate_url,
 )
 
@@ -74,10 +75,17 @@ class Service:
         self.urls = list(sources)
         self.data_dir = Path(config.data_dir).resolve()
         self.ruleset = parse_rules_spec(config.rules)
+        # a sim:// board may name its own game (sim://?players=4); the rest play --rules
+        self.board_rules = [rules_for(url, self.ruleset) for url in sources]
         self.engine_enabled = config.engine if engine is None else engine
         self.resume = resume
         self._source_factory = source_factory or (
-            lambda url: open_source(url, config.calibration_for(url), self.pit_photos_for(url))
+            lambda url: open_source(
+                url,
+                config.calibration_for(url),
+                self.pit_photos_for(url),
+                rules_for(url, self.ruleset),
+            )
         )
         self.index: GameIndex | None = None
         self.boards: dict[str, BoardRuntime] = {}
@@ -114,7 +122,7 @@ class Service:
                 self._source_factory(url),
                 index=self.index,
                 data_dir=self.data_dir,
-                start=Position.initial(self.ruleset),
+                start=Position.initial(self.board_rules[number - 1]),
                 referee_settings=referee_settings_for(url),
                 fair_play=self.config.fair_play,
                 engine_factory=self._engine_factory(loop) if self.engine_enabled else None,

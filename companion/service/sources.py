@@ -41,6 +41,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from core.observation import Observation, ObservationError
 from core.referee.session import FORMAT, line_kind
+from core.rules import RuleSet
 
 from .recorder import read_log
 
@@ -138,18 +139,22 @@ def is_camera_url(url: str) -> bool:
 
 
 def open_source(
-    url: str, camera_calibration: Path | None = None, pit_photos: Path | None = None
+    url: str,
+    camera_calibration: Path | None = None,
+    pit_photos: Path | None = None,
+    rules: str | RuleSet = "abapa",
 ) -> Any:
     """The (not yet opened) source for ``url``.
 
     ``pit_photos``: where a camera keeps the pit photos the game labels
-    (:func:`pit_photo_folder`); None keeps none.
+    (:func:`pit_photo_folder`); None keeps none. ``rules``: what a ``sim://``
+    board plays when its URL names no rule set (the service's).
     """
     scheme = validate_url(url)
     if scheme in ("sim", "serial"):
         from firmware_bridge.source import open_source as open_sensor
 
-        return open_sensor(url)
+        return open_sensor(url, rules)
     if scheme == "replay":
         parts = urlsplit(url)
         path = Path(unquote(parts.netloc + parts.path))
@@ -223,10 +228,26 @@ def camera_calibration_path(url: str, given: Path | None = None) -> Path:
     )
 
 
+def rules_for(url: str, default: RuleSet) -> RuleSet:
+    """The rule set of the board at ``url``: a ``sim://`` board's own (``rules=``,
+    ``players=``), else ``default`` (the service's ``--rules``)."""
+    if validate_url(url) == "sim":
+        from firmware_bridge.source import sim_rules
+
+        return sim_rules(urlsplit(url).query, default)
+    return default
+
+
 def check_source(url: str, camera_calibration: Path | None = None) -> None:
     """Refuse, before anything starts, a URL :func:`open_source` could not open:
-    an unknown scheme, a missing replay file, a camera without a usable calibration."""
-    if validate_url(url) in CAMERA_SCHEMES:
+    an unknown scheme, bad ``sim://`` options, a missing replay file, a camera without a
+    usable calibration."""
+    scheme = validate_url(url)
+    if scheme == "sim":
+        from firmware_bridge.source import device_options_from_query
+
+        device_options_from_query(urlsplit(url).query)
+    elif scheme in CAMERA_SCHEMES:
         from vision.calibration import Calibration
         from vision.source import parse_url
 

@@ -127,6 +127,10 @@ def explain_move(
     if not after.is_over:
         answer = analyze(after, seconds=seconds, database=database, db_max=db_max)
         reply = answer.moves[0]
+        if analysis is not None and len(analysis.pv) >= 2 and analysis.pv[0] == pit:
+            # the move is the head of the line the analysis printed: its reply is the line's
+            # next move (a shorter search of its own could name another and contradict it)
+            reply = next((m for m in answer.moves if m.pit == analysis.pv[1]), reply)
         reply_name = reply.name
         said = describe_outcome(after.outcome(reply.pit))
         parts.append(f"Best reply: {said}")

@@ -1,8 +1,8 @@
 """History: the games index, one game's record, exports (OGN, JSON, text), session logs.
 
-Every game exports, also one corrected by hand or with a missed capture: its
-record then starts at the last position its moves cannot reach (the OGN
-``FEN`` tag), see :func:`companion.service.board.game_record`.
+Every game exports with every move, a missed capture too (an OGN comment, a
+JSON field); a game corrected by hand starts its record at the correction (the
+OGN ``FEN`` tag), see :func:`core.records.records_from_events`.
 
 Games are looked up by their integer id in the SQLite index, never by a
 file name from the request; the one file the API sends (a game's session

@@ -76,11 +76,14 @@ async def board_socket(
     header = ws.headers.get("authorization", "")
     given = header[7:].strip() if header.lower().startswith("bearer ") else token
     may_command = role == "referee" and service.check_token(given)
+    # the referee's page without the token it needs sees what a spectator sees (under fair
+    # play the suggestions are the referee's alone); its commands are answered as refused
+    seen_as = "spectator" if role == "referee" and not may_command else role
     await ws.accept()
-    sub = runtime.hub.subscribe(role)
+    sub = runtime.hub.subscribe(seen_as)
     try:
         # subscribed first: whatever happens while the state is on its way follows it
-        await ws.send_text(Hub.encode({**runtime.state(role), "type": "state"}))
+        await ws.send_text(Hub.encode({**runtime.state(seen_as), "type": "state"}))
         sender = asyncio.create_task(_send(ws, sub))
         receiver = asyncio.create_task(_receive(ws, sub, runtime, service, role, may_command))
         done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)

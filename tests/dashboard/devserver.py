@@ -6,7 +6,9 @@ the page sees was made by the referee from observations. Instead of a board,
 the test feeds observations through ``POST /dev/board/1/observe`` (one
 observation or a list), so a test decides exactly when each move happens.
 ``POST /dev/board/1/broadcast`` sends any message as is (suggestions, link
-status), as the engine worker and the sources would.
+status), as the engine worker and the sources would; ``POST
+/dev/board/1/reading`` sets the board's last still reading (what the referee
+page's correction fills in from).
 
 The real service (``oware-companion serve``) is what the final browser tests
 use when it exists; this server stays for developing the page on its own:
@@ -48,6 +50,8 @@ class DevBoard:
         self.suggestion: dict[str, Any] | None = None
         self.link: dict[str, Any] = {"type": "link", "state": "connected", "detail": "dev"}
         self.games: list[dict[str, Any]] = []
+        self.reading: dict[str, Any] | None = None
+        """The last still board read, as the service's state carries it (set by the test)."""
         self.sent: list[dict[str, Any]] = []
         """Every message broadcast, with its server_time (the tests read it)."""
 
@@ -59,6 +63,7 @@ class DevBoard:
             "fair_play": self.fair_play,
             "suggestion": self.suggestion,
             "link": self.link,
+            "reading": self.reading,
         }
 
     async def broadcast(self, message: dict[str, Any]) -> None:
@@ -133,6 +138,25 @@ def create_app(
         p = board.referee.position
         return [{"board": "1", "source": "dev://", "rules": p.rules, "players": p.players}]
 
+    @app.get("/api/home")
+    def home() -> dict[str, Any]:
+        p = board.referee.position
+        views = ("referee", "player", "spectator", "overlay", "corner", "teaching")
+        return {
+            "boards": [
+                {
+                    "board": "1",
+                    "source": "dev://",
+                    "rules": p.rules,
+                    "players": p.players,
+                    "description": p.ruleset.describe(),
+                    "links": {v: f"/board/1?view={v}" for v in views},
+                }
+            ],
+            "views": [{"name": v, "size": ""} for v in views],
+            "token_required": board.token is not None,
+        }
+
     @app.get("/api/board/1/state")
     def state() -> dict[str, Any]:
         return board.state()
@@ -177,6 +201,13 @@ def create_app(
             events.extend(e.to_json() for e in board.referee.observe(obs))
         await board.publish(events)
         return {"events": events}
+
+    @app.post("/dev/board/1/reading")
+    async def reading(request: Request) -> dict[str, Any]:
+        """What the board reads now (``{"pits": [...], "stores": [...]}``), as a source
+        would have read it on a still board the referee could not explain."""
+        board.reading = {"t": time.time(), **await request.json()}
+        return {"ok": True}
 
     @app.post("/dev/board/1/broadcast")
     async def broadcast(request: Request) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 In headless Chromium (see conftest.py):
 
-* fair play: with the service started with ``--fair-play``, a player's screen
-  shows no suggestion, engine values or evaluation bar, while a spectator's
-  screen of the same board does, and the player's socket never carries one;
+* fair play: with the service started with ``--fair-play``, only the referee's
+  screen shows the suggestion, engine values and evaluation bar (saying the
+  others do not); the players', the spectators' and the stream's show none and
+  their sockets never carry one;
 * a phone (390 x 844, device scale factor 3, touch) running the referee view:
   no sideways scrolling, the alert and the board on the first screen, every
   control reachable and big enough for a finger;
@@ -48,19 +49,27 @@ def suggestion_shown(page: Any) -> dict[str, Any]:
     }
 
 
-def test_fair_play_hides_suggestions_from_players_only(
+def test_fair_play_shows_suggestions_on_the_referees_view_only(
     fair_play_server: LiveServer, new_page: Any, page_errors: list[str]
 ) -> None:
+    """Under fair play the players may see any screen but the referee's: the players', the
+    spectators' and the stream's show no suggestion and never receive one; the referee's
+    shows it and says the others do not (the spectators' view showed "Best move" and the
+    overlay per-pit values)."""
     url = fair_play_server.url
-    player = new_page()
-    frames: list[dict[str, Any]] = []
-    player.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda f: frames.append(json.loads(f))),
-    )
-    open_view(player, url, "player")
-    spectator = open_view(new_page(), url, "spectator")
-    # A fresh position while both pages are open: the engine analyses it and broadcasts.
+    frames: dict[str, list[dict[str, Any]]] = {}
+    pages = {}
+    for view in ("player", "spectator", "overlay"):
+        page = new_page(1920, 1080) if view == "overlay" else new_page()
+        got: list[dict[str, Any]] = []
+        frames[view] = got
+        page.on(
+            "websocket",
+            lambda ws, got=got: ws.on("framereceived", lambda f: got.append(json.loads(f))),
+        )
+        pages[view] = open_view(page, url, view)
+    referee = open_view(new_page(), url, "referee", token=TOKEN)
+    # A fresh position while the pages are open: the engine analyses it and broadcasts.
     start = fair_play_server.state(1)["position"]
     assert fair_play_server.state(1)["fair_play"] is True
     pits = list(start["pits"])
@@ -71,39 +80,57 @@ def test_fair_play_hides_suggestions_from_players_only(
     )
     assert answer.status_code == 200, answer.text
     # Wait for the whole rendered suggestion (list, bar and marked pit), all at once.
-    spectator.wait_for_function(
+    referee.wait_for_function(
         f"window.dashboard.model.position.pits[0] === {pits[0]}"
         " && document.querySelectorAll('#sugg-values li').length > 0"
         " && !document.getElementById('eval-bar').hidden"
         " && document.querySelectorAll('#board .pit.best').length === 1",
         timeout=30_000,
     )
-    player.wait_for_function(f"window.dashboard.model.position.pits[0] === {pits[0]}")
-    seen = suggestion_shown(spectator)
+    seen = suggestion_shown(referee)
     assert seen["panel_values"] >= 1 and seen["bar"] and seen["best_pits"] == 1
     assert seen["pit_values"] >= 1
-    # The spectator got a suggestion for the new position; the player, at the same time, none.
-    player.wait_for_timeout(300)
-    hidden = suggestion_shown(player)
-    assert hidden == {"panel_values": 0, "bar": False, "best_pits": 0, "pit_values": 0}
-    assert player.text_content("#sugg-best") == "Suggestions are hidden (fair play)."
-    assert not [f for f in frames if f.get("type") == "suggestion"]
-    screenshot(spectator, "fair-play-spectator")
-    screenshot(player, "fair-play-player")
+    assert referee.locator("#sugg-note").is_visible()
+    assert "only this view" in (referee.text_content("#sugg-note") or "")
+    for view, page in pages.items():
+        page.wait_for_function(f"window.dashboard.model.position.pits[0] === {pits[0]}")
+        page.wait_for_timeout(300)
+        assert suggestion_shown(page) == {
+            "panel_values": 0,
+            "bar": False,
+            "best_pits": 0,
+            "pit_values": 0,
+        }, view
+        if view != "overlay":
+            assert page.text_content("#sugg-best") == "Suggestions are hidden (fair play).", view
+        assert not [f for f in frames[view] if f.get("type") == "suggestion"], view
+        assert all(f.get("suggestion") is None for f in frames[view] if f["type"] == "state")
+    screenshot(referee, "fair-play-referee")
+    screenshot(pages["spectator"], "fair-play-spectator")
+    screenshot(pages["player"], "fair-play-player")
     assert page_errors == []
 
 
-def test_fair_play_state_for_players_holds_no_suggestion(fair_play_server: LiveServer) -> None:
+def test_fair_play_state_holds_a_suggestion_for_the_referee_alone(
+    fair_play_server: LiveServer,
+) -> None:
+    ws_url = fair_play_server.url.replace("http://", "ws://")
     deadline = time.monotonic() + 30
-    while fair_play_server.state(1)["suggestion"] is None:
+    while True:
+        with connect(f"{ws_url}/ws/board/1?role=referee&token={TOKEN}") as ws:
+            state = json.loads(ws.recv(timeout=5))
+        if state["suggestion"] is not None:
+            break
         if time.monotonic() > deadline:
             raise RuntimeError("the engine gave no suggestion within 30 s")
         time.sleep(0.2)
-    ws_url = fair_play_server.url.replace("http://", "ws://")
-    with connect(f"{ws_url}/ws/board/1?role=player") as ws:
-        state = json.loads(ws.recv(timeout=5))
     assert state["type"] == "state" and state["fair_play"] is True
-    assert state["suggestion"] is None
+    # every other role, a referee's page without the token, and the REST state: none
+    for query in ("role=player", "role=spectator", "role=overlay", "role=teaching", "role=referee"):
+        with connect(f"{ws_url}/ws/board/1?{query}") as ws:
+            other = json.loads(ws.recv(timeout=5))
+        assert other["type"] == "state" and other["suggestion"] is None, query
+    assert fair_play_server.state(1)["suggestion"] is None
 
 
 def test_phone_referee_view(live_server: LiveServer, new_page: Any, page_errors: list[str]) -> None:
@@ -190,8 +217,6 @@ def test_keyboard_walks_settings_pits_and_controls(
 ) -> None:
     page = open_view(new_page(), live_server.url, "referee", board=3, token=TOKEN)
     page.wait_for_selector("article.alert[data-pits]", timeout=30_000)
-    trail = focus_trail(page, 26)
-    keys = [step["key"] for step in trail]
     # The voice list is disabled (so skipped) when the browser has no voices, as headless
     # Chromium often has none.
     voices = [] if page.is_disabled("#voice-select") else ["voice-select"]
@@ -200,12 +225,18 @@ def test_keyboard_walks_settings_pits_and_controls(
         "lang-select",
         "speech-on",
         *voices,
+        # the menu: the home page, this board's views, the other boards
+        "nav-home",
+        *(f"nav-{v}" for v in ("referee", "player", "spectator", "overlay", "corner", "teaching")),
+        "board-select",
         *(f"pit{i}" for i in range(12)),
         "undo",
         "declare_cycle_end",
         "edit-button",
         "rules-select",
     ]
+    trail = focus_trail(page, len(expected) + 3)  # then New game, the token field
+    keys = [step["key"] for step in trail]
     assert keys[: len(expected)] == expected
     assert keys.index("token-input") > keys.index("rules-select")
     for step in trail:

@@ -202,10 +202,11 @@ class _Texts(HTMLParser):
         self.untranslated.append((tag, data.strip()))
 
 
-def test_every_word_of_the_page_has_a_translation() -> None:
-    """Words written into index.html without a key stay English in every language (the
+@pytest.mark.parametrize("name", ["index.html", "home.html"])
+def test_every_word_of_the_page_has_a_translation(name: str) -> None:
+    """Words written into a page without a key stay English in every language (the
     rule sets' names did, in the referee's New game list)."""
     page = _Texts()
-    page.feed((I18N.parent / "index.html").read_text(encoding="utf-8"))
+    page.feed((I18N.parent / name).read_text(encoding="utf-8"))
     assert page.untranslated == []
     assert sorted(page.keys - set(load("en"))) == [], "keys the dictionaries lack"

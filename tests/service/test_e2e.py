@@ -153,15 +153,17 @@ def test_history_export_and_log_download(serve: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_engine_suggestions_reach_spectators_but_not_players_in_fair_play(serve: Any) -> None:
+def test_engine_suggestions_reach_the_referee_alone_in_fair_play(serve: Any) -> None:
+    """Under fair play the players may see any screen but the referee's (issue 27, item 9):
+    the spectators' and the players' pages get no suggestion, the referee's does."""
     server = serve("--source", "sim://?speed=3&seed=1", "--engine-seconds", "0.5", "--fair-play")
-    got: dict[str, list[dict[str, Any]]] = {"spectator": [], "player": []}
+    got: dict[str, list[dict[str, Any]]] = {"referee": [], "spectator": [], "player": []}
 
     def listen(role: str) -> None:
         with connect(f"{server.ws}/ws/board/1?role={role}") as ws:
             end = time.monotonic() + 12
-            while time.monotonic() < end and not (
-                role == "spectator" and any(m["type"] == "suggestion" for m in got[role])
+            while time.monotonic() < end and not any(
+                m["type"] == "suggestion" for m in got["referee"]
             ):
                 try:
                     got[role].append(json.loads(ws.recv(timeout=0.5)))
@@ -173,8 +175,9 @@ def test_engine_suggestions_reach_spectators_but_not_players_in_fair_play(serve:
         th.start()
     for th in threads:
         th.join()
-    suggestions = [m for m in got["spectator"] if m["type"] == "suggestion"]
+    suggestions = [m for m in got["referee"] if m["type"] == "suggestion"]
     assert suggestions, server.log_text()[-2000:]
     assert suggestions[0]["fair_play"] is True and suggestions[0]["best_name"]
-    assert not [m for m in got["player"] if m["type"] == "suggestion"]
+    for role in ("spectator", "player"):
+        assert not [m for m in got[role] if m["type"] == "suggestion"], role
     assert server.get("/health").json()["boards"]["1"]["engine"]["running"] is True

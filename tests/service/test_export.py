@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.service.board import game_record
 from core import Position
 from core.observation import Observation
-from core.records import GameRecord
+from core.records import GameRecord, records_from_events
 from core.referee import Referee
 from core.referee.session import session_header
 
@@ -85,17 +84,17 @@ def test_a_game_corrected_by_hand_exports_from_its_correction(serve: Any, tmp_pa
     assert (stored.start, stored.moves) == (from_json.start, from_json.moves)
 
 
-def test_game_record_of_a_game_with_nothing_played_yet() -> None:
-    """A fresh referee has no history; its record is the start with no moves."""
+def test_record_of_a_game_with_nothing_played_yet() -> None:
+    """A session with no event yet: its record is the start with no moves."""
     start = Position.initial()
-    record = game_record(Referee(start))
+    (record,) = records_from_events(start, [])
     assert record.start == start and record.moves == []
     assert record.result() == "*"
 
 
-def test_game_record_starts_at_a_correction() -> None:
+def test_record_starts_at_a_correction() -> None:
     referee = Referee(Position.initial())
-    referee.command({"command": "set_position", "position": CORRECTED, "t": 1.0}, 1.0)
-    record = game_record(referee)
+    events = referee.command({"command": "set_position", "position": CORRECTED, "t": 1.0}, 1.0)
+    (record,) = records_from_events(Position.initial(), [e.to_json() for e in events])
     assert record.start.to_text() == CORRECTED and record.moves == []
     assert f'[FEN "{CORRECTED}"]' in record.to_ogn()

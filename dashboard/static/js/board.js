@@ -88,6 +88,7 @@ function drawSeeds(group, cx, cy, radius, count, limit) {
 /**
  * Draw `view` into `container`. view = {
  *   players, pits, stores, toMove, names: [pit names], storeLabels: [..],
+ *   storeNames: [[lines written on or by each store]],
  *   marks: {pit: [class names]}, storeMarks: {player: [class]}, sownOrder: {pit: step},
  *   values: {pit: "text"}, pitLabel(i) -> aria label, interactive: bool, animate: bool }
  */
@@ -119,6 +120,17 @@ export function renderBoard(container, view) {
     }));
     drawSeeds(grp, s.x, s.y, Math.min(s.w, s.h) / 2 + 4, count, MAX_DRAWN_STORE);
     grp.append(el("text", { class: "count store-count", x: s.x, y: s.y + 16 }, String(count)));
+    const names = view.storeNames?.[p] ?? [];
+    if (names.length === 2) {
+      // a tall store (two players): "store" at its top, whose at its bottom, inside
+      grp.append(el("text", { class: "store-name", x: s.x, y: s.y - s.h / 2 + 30 }, names[0]));
+      grp.append(el("text", { class: "store-name", x: s.x, y: s.y + s.h / 2 - 14 }, names[1]));
+    } else if (names.length === 1) {
+      // a corner store (more players): its name outside, towards the board's edge
+      const below = s.y > g.centre.y;
+      const y = below ? s.y + s.h / 2 + 30 : s.y - s.h / 2 - 12;
+      grp.append(el("text", { class: "store-name", x: s.x, y }, names[0]));
+    }
     svg.append(grp);
   });
   view.pits.forEach((count, i) => {

@@ -1,9 +1,13 @@
 // The dashboard's entry point: reads the URL, connects to the live service's
 // WebSocket, and redraws the page after every message.
 //
-// URL parameters: view=referee|player|spectator|overlay|teaching (default
-// spectator), board=1, lang=en|pl|de|cs|fr, token=… (for commands when the
-// server asks for one), speak=1 (announcements on), voice=<name>.
+// The page is /board/N. URL parameters: view=referee|player|spectator|overlay|corner|
+// teaching (default spectator), lang=en|pl|de|cs|fr, token=… (for commands when the
+// server asks for one), speak=1 (announcements on), voice=<name>; board=N is read too.
+//
+// Server messages go through model.js (applyMessage: one switch over the message
+// types, no DOM) and are then drawn by view.js: a new kind of event is a case there
+// and, if it shows, a render function here.
 //
 // Latency: each message's `server_time` is compared with the moment its DOM
 // update finished; window.dashboard.latencies holds the figures (ms) for the
@@ -12,14 +16,14 @@
 import { setupCamera } from "./camera.js";
 import { chooseLanguage, language, playerName, scoreText, setLanguage, t } from "./i18n.js";
 import { applyMessage, emptyModel } from "./model.js";
-import { canPreview, illegalReason, outcome, replayPositions } from "./rules.js";
+import { canPreview, illegalReason, legalMoves, outcome, replayPositions } from "./rules.js";
 import { announce, bindVoiceSelect, setEnabled, setVoice, spoken } from "./speech.js";
 import {
-  alertHeadline, pitName, renderAlerts, renderBoardArea, renderLastMove, renderMoves,
-  renderPlayers, renderResult, renderSuggestion, resultText,
+  alertHeadline, gameResultText, pitName, renderAlerts, renderBoardArea, renderLastMove,
+  renderMoves, renderPlayers, renderResult, renderSuggestion, resultText,
 } from "./view.js";
+import { OVERLAYS, VIEWS, rulesTitle, viewHref } from "./views.js";
 
-const VIEWS = ["referee", "player", "spectator", "overlay", "teaching"];
 const params = new URLSearchParams(location.search);
 const view = VIEWS.includes(params.get("view")) ? params.get("view") : "spectator";
 // The board: ?board=N, else the page's path /board/N, else 1.
@@ -70,6 +74,7 @@ function render() {
   renderResult(model, ctx);
   renderAlerts(model, ctx, sendCommand);
   renderSuggestion(model, ctx);
+  if (view === "referee") showCurrentRules();
   ctx.animate = false;
 }
 
@@ -132,7 +137,7 @@ let socket = null;
 let retry = 500;
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const role = view === "overlay" ? "overlay" : view;
+  const role = OVERLAYS.includes(view) ? "overlay" : view;
   const q = new URLSearchParams({ role });
   if (token) q.set("token", token);
   socket = new WebSocket(`${scheme}://${location.host}/ws/board/${board}?${q}`);
@@ -145,7 +150,8 @@ function connect() {
     document.body.dataset.ready = "true";
   });
   socket.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
-  socket.addEventListener("close", () => {
+  socket.addEventListener("close", (e) => {
+    if (e.target !== socket) return; // an old socket, replaced on purpose (a new token)
     document.body.dataset.ready = "false";
     ctx.socketDown = true;
     setLinkStatus("reconnecting");
@@ -155,10 +161,21 @@ function connect() {
   });
 }
 
+/** Connect again (the token changed: the server now sends what the referee may see). */
+function reconnect() {
+  const old = socket;
+  connect();
+  old?.close();
+}
+
 // -- commands (referee view) -------------------------------------------------------------
-function showCommandResult(ok, detail) {
+// The last command's answer, kept to be written again in another language.
+let commandResult = null;
+function showCommandResult(ok, detail, key = null) {
+  commandResult = { ok, detail, key };
   const p = $("command-result");
-  p.textContent = ok ? t("ctl.done") : t("ctl.refused", { detail });
+  if (ok) p.textContent = t("ctl.done");
+  else p.textContent = key ? t(key) : t("ctl.refused", { detail });
   p.dataset.ok = String(ok);
 }
 
@@ -170,32 +187,119 @@ async function sendCommand(cmd) {
       method: "POST", headers, body: JSON.stringify(cmd),
     });
     const body = await r.json().catch(() => ({}));
-    showCommandResult(r.ok, typeof body.detail === "string" ? body.detail : r.statusText);
-    if (r.status === 401) $("token-input").focus();
+    const detail = typeof body.detail === "string" ? body.detail : r.statusText;
+    // The token: said in the page's language, with what to do (the server's words are
+    // for programs: "send 'Authorization: Bearer TOKEN'").
+    const key = r.status === 401 ? (token ? "ctl.token_wrong" : "ctl.token_missing") : null;
+    showCommandResult(r.ok, detail, key);
+    if (r.status === 401) {
+      $("token-label").hidden = false;
+      $("token-input").focus();
+    }
     return r.ok;
-  } catch (err) {
-    showCommandResult(false, String(err));
+  } catch {
+    showCommandResult(false, "", "ctl.offline");
     return false;
   }
 }
 
+/**
+ * Ask before a command that ends the live game: a dialog in the page's language saying
+ * what will happen. Resolves true when the referee confirms.
+ */
+function confirmFirst(heading, text, yes) {
+  const dialog = $("confirm-dialog");
+  $("confirm-heading").textContent = heading;
+  $("confirm-text").textContent = text;
+  $("confirm-yes").textContent = yes;
+  $("confirm-no").textContent = t("confirm.keep");
+  dialog.returnValue = "";
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+  });
+}
+
+/** A game is live when moves were played and it has not ended: ending it needs a yes. */
+function gameIsLive() {
+  return model.moves.length > 0 && !model.gameOver;
+}
+
+/** The scores if the cycle is declared now: each player takes the seeds on their side. */
+function cycleScores() {
+  const pos = model.position;
+  return pos.stores.map((s, p) => s + pos.pits.slice(6 * p, 6 * p + 6).reduce((a, b) => a + b, 0));
+}
+
+async function newGame() {
+  const rules = $("rules-select").value;
+  const title = rulesTitle(rules, rulesPlayers(rules));
+  if (gameIsLive()) {
+    const ok = await confirmFirst(
+      t("confirm.new_game_title"),
+      t("confirm.new_game", { board, moves: model.moves.length, rules: title }),
+      t("confirm.new_game_yes"),
+    );
+    if (!ok) return;
+  }
+  sendCommand({ command: "new_game", rules });
+}
+
+async function declareCycle() {
+  if (!model.position || model.gameOver) {
+    showCommandResult(false, "", "ctl.no_game");
+    return;
+  }
+  const ok = await confirmFirst(
+    t("confirm.cycle_title"),
+    t("confirm.cycle", { scores: scoreText(cycleScores()) }),
+    t("confirm.cycle_yes"),
+  );
+  if (ok) sendCommand({ command: "declare_cycle_end" });
+}
+
+/** Players of a rule set chosen in the New game list ("universal-3" → 3). */
+function rulesPlayers(rules) {
+  if (rules === model.rules) return model.players;
+  return Number(rules.match(/-(\d)$/)?.[1] ?? 2);
+}
+
+/** The New game list shows the rule set being played (an option is added for one it lacks,
+ * such as universal mancala with variants). */
+function showCurrentRules() {
+  const select = $("rules-select");
+  if (!model.position || select.dataset.shown === `${model.rules}/${model.players}`) return;
+  select.dataset.shown = `${model.rules}/${model.players}`;
+  const name = model.rules === "universal" && model.players > 2 ? `universal-${model.players}` : model.rules;
+  let option = [...select.options].find((o) => o.value === name);
+  if (!option) {
+    option = new Option(`${rulesTitle(model.rules, model.players)} (${model.description})`, name);
+    option.dataset.current = "true";
+    select.prepend(option);
+  }
+  select.value = name;
+}
+
 function setupControls() {
   $("controls").hidden = false;
-  for (const b of document.querySelectorAll("[data-command]")) {
-    b.addEventListener("click", () => sendCommand({ command: b.dataset.command }));
-  }
+  $("token-label").hidden = !token && !params.has("token");
+  $("undo-button").addEventListener("click", () => sendCommand({ command: "undo" }));
+  $("cycle-button").addEventListener("click", declareCycle);
   $("new-game-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    sendCommand({ command: "new_game", rules: $("rules-select").value });
+    newGame();
   });
   $("token-input").value = token;
   $("token-input").addEventListener("change", (e) => {
     token = e.target.value.trim();
     sessionStorage.setItem("oware-token", token);
+    reconnect();
   });
   $("edit-button").addEventListener("click", () => openEditor());
   onPitActivate((pit) => openEditor(pit));
   $("edit-cancel").addEventListener("click", () => ($("edit-form").hidden = true));
+  $("edit-reading").addEventListener("click", () => fillEditor("reading"));
+  $("edit-referee").addEventListener("click", () => fillEditor("referee"));
   $("edit-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const grid = $("edit-grid");
@@ -213,30 +317,50 @@ function setupControls() {
   });
 }
 
-/** Show the correction form; `pit` (when a pit was activated) gets the focus. */
+/**
+ * Show the correction form, the referee's position in it (a form already open keeps what
+ * was typed); `pit` (activated on the board drawing) gets the focus, so a correction is
+ * made pit by pit by tapping the pits.
+ */
 function openEditor(pit) {
+  if (!model.position) return;
+  if ($("edit-form").hidden) {
+    buildEditor(model.position.pits, model.position.stores, model.position.to_move);
+    $("edit-note").textContent = "";
+    $("edit-form").hidden = false;
+  }
+  const first = $("edit-grid").querySelector(pit === undefined ? "input" : `input[data-pit="${pit}"]`);
+  first?.focus();
+  first?.select();
+}
+
+/** The fields, laid out as on the board; those differing from the referee's are marked. */
+function buildEditor(pits, stores, toMove) {
   const pos = model.position;
-  if (!pos) return;
   const grid = $("edit-grid");
   grid.replaceChildren();
   grid.style.setProperty("--cols", "6");
-  const field = (label, value, data) => {
+  const field = (label, value, referee, data) => {
     const l = document.createElement("label");
     const s = document.createElement("span");
     s.textContent = label;
     const input = document.createElement("input");
     Object.assign(input, { type: "number", min: 0, max: 99, value, required: true });
     Object.assign(input.dataset, data);
+    input.dataset.referee = String(referee);
     input.setAttribute("inputmode", "numeric");
+    const mark = () => l.classList.toggle("differs", Number(input.value) !== referee);
+    input.addEventListener("input", mark);
+    mark();
     l.append(s, input);
     return l;
   };
   // Rows as on the board for two players (North's row reversed on top).
-  const order = model.players === 2 ? [11, 10, 9, 8, 7, 6, 0, 1, 2, 3, 4, 5] : pos.pits.map((_, i) => i);
-  for (const i of order) grid.append(field(pitName(i, model.players), pos.pits[i], { pit: i }));
+  const order = model.players === 2 ? [11, 10, 9, 8, 7, 6, 0, 1, 2, 3, 4, 5] : pits.map((_, i) => i);
+  for (const i of order) grid.append(field(pitName(i, model.players), pits[i], pos.pits[i], { pit: i }));
   // Stores and the side to move take two columns each: their labels are longer than a letter.
-  for (const [p, c] of pos.stores.entries()) {
-    const store = field(`⌂ ${playerName(p, model.players)}`, c, { store: p });
+  for (const [p, c] of stores.entries()) {
+    const store = field(`⌂ ${playerName(p, model.players)}`, c, pos.stores[p], { store: p });
     store.classList.add("wide");
     grid.append(store);
   }
@@ -246,13 +370,61 @@ function openEditor(pit) {
   s.textContent = t("ctl.to_move");
   const sel = document.createElement("select");
   for (let p = 0; p < model.players; p++) sel.append(new Option(playerName(p, model.players), p));
-  sel.value = String(pos.to_move);
+  sel.value = String(toMove);
   l.append(s, sel);
   grid.append(l);
-  $("edit-form").hidden = false;
-  const first = grid.querySelector(pit === undefined ? "input" : `input[data-pit="${pit}"]`);
-  first?.focus();
-  first?.select();
+}
+
+/**
+ * Fill the form from the referee's position, or from the board as the source read it last
+ * (a still board; a pit not seen keeps the referee's count). The side to move stays the
+ * referee's, unless the board shows exactly a legal move played from the referee's
+ * position: then it is the player after that move.
+ */
+async function fillEditor(kind) {
+  const pos = model.position;
+  if (!pos) return;
+  const note = $("edit-note");
+  if (kind === "referee") {
+    buildEditor(pos.pits, pos.stores, pos.to_move);
+    note.textContent = "";
+    return;
+  }
+  let reading = null;
+  try {
+    const r = await fetch(`/api/board/${board}/state`);
+    if (r.ok) reading = (await r.json()).reading ?? null;
+  } catch {
+    reading = null;
+  }
+  if (!reading || reading.pits.length !== pos.pits.length) {
+    note.textContent = t("ctl.no_reading");
+    return;
+  }
+  const pits = reading.pits.map((c, i) => c ?? pos.pits[i]);
+  const stores = (reading.stores ?? []).length === pos.stores.length
+    ? reading.stores.map((c, p) => c ?? pos.stores[p]) : pos.stores.slice();
+  let toMove = pos.to_move;
+  let played = null;
+  if (canPreview(model.rules, model.players)) {
+    for (const m of legalMoves(pos)) {
+      const o = outcome(pos, m);
+      if (o.pits.every((c, i) => c === pits[i])) {
+        played = m;
+        toMove = o.toMove;
+        break;
+      }
+    }
+  }
+  buildEditor(pits, stores, toMove);
+  const differ = pits.filter((c, i) => c !== pos.pits[i]).length;
+  const unseen = reading.pits.filter((c) => c === null).length;
+  const parts = [t("ctl.reading_used", { count: differ })];
+  if (unseen) parts.push(t("ctl.reading_unseen", { count: unseen }));
+  if (played !== null) {
+    parts.push(t("ctl.reading_move", { name: pitName(played, model.players), player: playerName(toMove, model.players) }));
+  }
+  note.textContent = parts.join(" ");
 }
 
 // -- teaching view -------------------------------------------------------------
@@ -324,7 +496,7 @@ function setupTeaching() {
   $("hint-button").addEventListener("click", () => {
     const s = model.suggestion;
     if (!s || s.best === undefined || s.best === null) {
-      $("teach-hint").textContent = t("teach.no_hint");
+      $("teach-hint").textContent = t(model.fairPlay ? "teach.no_hint_fair" : "teach.no_hint");
       return;
     }
     ctx.hintPit = s.best;
@@ -334,18 +506,31 @@ function setupTeaching() {
 }
 
 // -- history -------------------------------------------------------------
+// Each load is numbered: an older answer arriving late never replaces a newer list.
+let gamesLoad = 0;
 async function loadGames() {
   const list = $("game-list");
-  // The list is rebuilt: a keyboard user focused on a game keeps the focus.
-  const focused = document.activeElement?.closest?.("#game-list .game")?.dataset.id;
+  const number = ++gamesLoad;
   try {
+    await loadHome(); // the boards watched: their newest games are the ones in progress
     const r = await fetch("/api/games?limit=50");
     const games = r.ok ? await r.json() : [];
+    if (number !== gamesLoad) return;
+    // The list is rebuilt: a keyboard user focused on a game keeps the focus.
+    const focused = document.activeElement?.closest?.("#game-list .game")?.dataset.id;
     list.replaceChildren();
     if (!games.length) {
       const li = document.createElement("li");
       li.textContent = t("hist.none");
       list.append(li);
+    }
+    // The newest game of each board this server watches is the one being played.
+    const live = new Set();
+    for (const g of games) {
+      if (homeData?.boards.some((b) => b.board === String(g.board)) && !live.has(String(g.board))) {
+        live.add(String(g.board));
+        g.live = true;
+      }
     }
     for (const g of games) {
       const li = document.createElement("li");
@@ -355,7 +540,8 @@ async function loadGames() {
       b.dataset.id = String(g.id);
       b.dataset.board = String(g.board);
       b.dataset.moves = String(g.moves ?? 0);
-      b.textContent = t("hist.game", titleParams(g));
+      b.dataset.status = gameStatus(g);
+      b.textContent = titleText(titleParams(g));
       b.addEventListener("click", () => openGame(g.id));
       li.append(b);
       list.append(li);
@@ -378,12 +564,27 @@ function gamesChanged(type) {
   }, 1000);
 }
 
+/** finished, in progress (the newest game of a board being watched), or abandoned (left
+ * unfinished: a new game was started, or the server stopped). */
+function gameStatus(game) {
+  if ((game.result ?? "*") !== "*") return "finished";
+  return game.live && !game.ended ? "in_progress" : "abandoned";
+}
+
 /** The words of a game's title (hist.game): from its record when there is one, else from
- * the games list's metadata (the same fields /api/games/{id} carries). */
+ * the games list's metadata (the same fields /api/games/{id} carries). The result is said
+ * in words ("South won", "abandoned"), not as a record's "1-0" or "*". */
 function titleParams(game, record = null) {
+  const result = record?.result ?? game.result ?? "*";
+  const status = gameStatus({ ...game, result });
   return record
-    ? { id: game.id, board: game.board ?? "?", result: record.result ?? "*", moves: record.moves.length, rules: record.start.rules }
-    : { id: game.id, board: game.board ?? "?", result: game.result ?? "*", moves: game.moves ?? 0, rules: game.rules ?? "" };
+    ? { id: game.id, board: game.board ?? "?", result, status, moves: record.moves.length, rules: record.start.rules }
+    : { id: game.id, board: game.board ?? "?", result, status, moves: game.moves ?? 0, rules: game.rules ?? "" };
+}
+
+/** A game's title in the page's language (written again when the language changes). */
+function titleText(params) {
+  return t("hist.game", { ...params, result: gameResultText(params.result, params.status) });
 }
 
 // The open game's title, and why it cannot be replayed if it cannot: kept to be written
@@ -391,7 +592,7 @@ function titleParams(game, record = null) {
 let replayTitle = null;
 function showReplayTitle() {
   if (!replayTitle) return;
-  $("replay-title").textContent = t("hist.game", replayTitle.params);
+  $("replay-title").textContent = titleText(replayTitle.params);
   if (replayTitle.note) $("replay-ply").textContent = t(replayTitle.note);
 }
 
@@ -416,6 +617,10 @@ async function openGame(id) {
     render();
     return;
   }
+  // in progress or abandoned: as the list says it (the list knows which games are live)
+  const listed = $("game-list").querySelector(`.game[data-id="${id}"]`)?.dataset.status;
+  if (listed) replayTitle.params.status = listed;
+  showReplayTitle();
   const moves = record.moves.map((m) => ({
     ...m, notation: m.captured ? `${m.name}+${m.captured}` : m.name,
   }));
@@ -464,6 +669,8 @@ function setupSettings() {
       loadGames();
       showReplayTitle();
     }
+    if (commandResult) showCommandResult(commandResult.ok, commandResult.detail, commandResult.key);
+    renderNav();
     render();
   });
   const speak = $("speech-on");
@@ -474,8 +681,65 @@ function setupSettings() {
   $("voice-select").addEventListener("change", (e) => setVoice(e.target.value));
 }
 
+// -- the menu: the other views of this board, the other boards, the home page ------------
+let homeData = null; // GET /api/home: the boards, and whether commands need a token
+
+function renderNav() {
+  const nav = $("views-nav");
+  nav.replaceChildren();
+  const home = document.createElement("a");
+  home.href = language() === "en" ? "/" : `/?lang=${language()}`;
+  home.id = "nav-home";
+  home.textContent = t("ui.all_boards");
+  nav.append(home);
+  for (const v of VIEWS) {
+    const a = document.createElement("a");
+    a.href = viewHref(board, v, language());
+    a.textContent = t(`view.${v}`);
+    a.dataset.view = v;
+    a.id = `nav-${v}`;
+    if (v === view) a.setAttribute("aria-current", "page");
+    nav.append(a);
+  }
+  const boards = homeData?.boards ?? [];
+  if (boards.length > 1) {
+    const label = document.createElement("label");
+    const span = document.createElement("span");
+    span.textContent = t("ui.other_board");
+    const select = document.createElement("select");
+    select.id = "board-select";
+    for (const b of boards) {
+      select.append(new Option(t("ui.board_option", { board: b.board, rules: rulesTitle(b.rules, b.players) }), b.board));
+    }
+    select.value = board;
+    select.addEventListener("change", () => location.assign(viewHref(select.value, view, language())));
+    label.append(span, select);
+    nav.append(label);
+  }
+}
+
+// Fetched once: the menu and the Past games list (which games are in progress) wait for it.
+let homeRequest = null;
+function loadHome() {
+  homeRequest ??= fetch("/api/home")
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null)
+    .then((data) => {
+      homeData = data;
+    });
+  return homeRequest;
+}
+
+async function setupNav() {
+  renderNav();
+  await loadHome();
+  renderNav();
+  if (homeData?.token_required && view === "referee") $("token-label").hidden = false;
+}
+
 async function start() {
   document.body.dataset.view = view;
+  document.documentElement.dataset.view = view; // the overlays' transparency starts at the root
   await setLanguage(chooseLanguage(params.get("lang")));
   $("board-label").textContent = t("ui.board_label", { board });
   setupSettings();
@@ -485,6 +749,7 @@ async function start() {
   }
   if (view === "referee" || view === "spectator") setupHistory();
   if (view === "teaching") setupTeaching();
+  if (!OVERLAYS.includes(view)) setupNav();
   connect();
 }
 

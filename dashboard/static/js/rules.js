@@ -110,7 +110,14 @@ export function replayPositions(record) {
   let pos = start;
   for (const m of record.moves) {
     const o = outcome(pos, m.pit);
-    pos = { rules: pos.rules, pits: o.pits, stores: o.stores, to_move: o.toMove };
+    if (m.capture_missed) {
+      // the players left the capture on the board: the game went on from the sown board
+      const pits = o.pits.slice();
+      for (const [p, c] of o.captures) pits[p] += c;
+      pos = { rules: pos.rules, pits, stores: pos.stores.slice(), to_move: o.toMove };
+    } else {
+      pos = { rules: pos.rules, pits: o.pits, stores: o.stores, to_move: o.toMove };
+    }
     out.push(pos);
   }
   return out;

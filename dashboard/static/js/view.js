@@ -26,10 +26,12 @@ export function formatValue(v) {
   return localDecimal(r > 0 ? `+${r}` : String(r));
 }
 
-/** Which suggestion to show, given the view and fair play (null = none). */
+/** Which suggestion to show, given the view and fair play (null = none). Under fair play
+ * the players may see every screen but the referee's: only the referee's shows one (the
+ * server sends the others none; this keeps a stale one off them too). */
 export function visibleSuggestion(model, ctx) {
   if (!model.suggestion || ctx.replay) return null;
-  if (ctx.view === "player" && model.fairPlay) return null;
+  if (model.fairPlay && ctx.view !== "referee") return null;
   if (ctx.view === "teaching") return null; // hints only on request there
   return model.suggestion;
 }
@@ -95,6 +97,9 @@ export function renderBoardArea(model, ctx) {
     label: t("ui.board"),
     centreText: players > 2 && !model.gameOver ? t("ui.to_move", { player: playerName(shown.to_move, players) }) : "",
     storeLabels: shown.stores.map((c, p) => t("ui.store", { player: playerName(p, players), count: c })),
+    // Stores are labelled: "store" and whose (two players), "store 3" in a corner (more).
+    storeNames: shown.stores.map((_, p) =>
+      players === 2 ? [t("ui.store_word"), playerName(p, players)] : [t("ui.store_n", { n: p + 1 })]),
     pitLabel: (i, count) => {
       let key = teaching && model.legal.includes(i) ? "ui.pit_legal" : "ui.pit";
       if (correcting) key = "ui.pit_correct";
@@ -141,7 +146,15 @@ export function renderLastMove(model, ctx) {
     return;
   }
   const last = model.lastMove ?? model.moves.at(-1);
-  let text = last ? t("ui.last_move", { move: last.notation ?? last.name }) : t("ui.no_moves");
+  if (!last) {
+    p.textContent = t("ui.no_moves");
+    if (model.provisional) p.textContent += ` · ${t("ui.reading_move", { move: model.provisional.name })}`;
+    return;
+  }
+  // who played it, and what it took: "Last move: North played b, capturing 2"
+  const player = playerName(last.player, model.players);
+  const key = last.captured ? "ui.last_move_capture" : "ui.last_move";
+  let text = t(key, { player, move: last.name ?? last.notation, count: last.captured ?? 0 });
   if (model.provisional) text += ` · ${t("ui.reading_move", { move: model.provisional.name })}`;
   p.textContent = text;
 }
@@ -174,7 +187,33 @@ export function renderMoves(model, ctx) {
     res.textContent = resultText(model);
     list.append(res);
   }
-  list.parentElement.scrollTop = list.parentElement.scrollHeight;
+  // The list follows the game: the newest move live, the move shown in a replay.
+  const panel = list.parentElement;
+  const current = ctx.replay ? list.querySelector(".current") : null;
+  if (ctx.replay && !current) panel.scrollTop = 0;
+  else if (current) {
+    const top = current.offsetTop - panel.offsetTop;
+    if (top < panel.scrollTop || top + current.offsetHeight > panel.scrollTop + panel.clientHeight) {
+      panel.scrollTop = Math.max(0, top - panel.clientHeight / 2);
+    }
+  } else panel.scrollTop = panel.scrollHeight;
+}
+
+/**
+ * A game's result in words for the Past games list: "South won", "draw", "Player 2 won",
+ * "in progress" or "abandoned" (a record's "*": unfinished), from a record's result
+ * ("1-0", "0-1-0", "1/2-1/2") and the game's status (see main.js gameStatus).
+ */
+export function gameResultText(result, status) {
+  if (status === "in_progress") return t("hist.in_progress");
+  if (!result || result === "*") return t("hist.abandoned");
+  const fields = result.split("-");
+  const players = fields.length;
+  const winners = fields.flatMap((f, p) => (f === "1" ? [p] : []));
+  if (winners.length === 1) return t("hist.won", { player: playerName(winners[0], players) });
+  const shared = fields.flatMap((f, p) => (f === "1/2" ? [p] : []));
+  if (shared.length === players || !shared.length) return t("hist.draw");
+  return t("hist.shared", { players: joinNames(shared.map((p) => playerName(p, players))) });
 }
 
 export function resultText(model) {
@@ -243,7 +282,9 @@ export function renderAlerts(model, ctx, onAnswer) {
   if (unchanged(box, [language(), Boolean(ctx.canCommand), model.players, cards])) return;
   const heading = box.querySelector("h2");
   box.replaceChildren(heading);
-  for (const a of cards) {
+  // The newest first: it is the one to see without scrolling (and the only one the stream
+  // overlays show).
+  for (const a of cards.slice().reverse()) {
     const card = document.createElement("article");
     card.className = `alert alert-${a.type}`;
     card.dataset.type = a.type;
@@ -316,7 +357,11 @@ export function renderSuggestion(model, ctx) {
   const bar = document.getElementById("eval-bar");
   const sugg = visibleSuggestion(model, ctx);
   const allowed = ctx.view !== "teaching";
-  panel.hidden = !allowed || (!sugg && !(ctx.view === "player" && model.fairPlay));
+  // Under fair play every view but the referee's says suggestions are hidden; the referee's
+  // shows them, saying the players' screens do not.
+  const hiddenHere = model.fairPlay && ctx.view !== "referee" && !ctx.replay;
+  panel.hidden = !allowed || (!sugg && !hiddenHere);
+  document.getElementById("sugg-note").hidden = !(model.fairPlay && ctx.view === "referee");
   bar.hidden = !sugg || !allowed || model.players !== 2;
   if (!sugg) {
     if (!panel.hidden) {

@@ -1,0 +1,89 @@
+// The home page: every board the server watches, each view of it with who it is for, its
+// link, and for the stream overlays the size to give the streaming software.
+// Data from GET /api/home (dashboard/routers/pages.py).
+
+import { chooseLanguage, language, setLanguage, t } from "./i18n.js";
+import { VIEWS, rulesTitle, viewHref } from "./views.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+let data = null;
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function render() {
+  const box = $("home-boards");
+  box.replaceChildren();
+  if (!data) return;
+  $("home-token").hidden = !data.token_required;
+  // With several boards (a hall), a line of links to each board's section first.
+  const index = $("home-index-list");
+  index.replaceChildren();
+  $("home-index").hidden = data.boards.length < 3;
+  for (const b of data.boards) {
+    const section = el("section", "panel home-board");
+    section.dataset.board = b.board;
+    const heading = el("h2", "", t("home.board", {
+      board: b.board, rules: rulesTitle(b.rules, b.players), players: b.players,
+    }));
+    heading.id = `board-${b.board}-heading`;
+    section.id = `board-${b.board}`;
+    const jump = el("a", "", heading.textContent);
+    jump.href = `#${section.id}`;
+    const entry = el("li");
+    entry.append(jump);
+    index.append(entry);
+    section.setAttribute("aria-labelledby", heading.id);
+    section.append(heading, el("p", "home-source", t("home.source", { source: b.source })));
+    const list = el("ul", "view-list");
+    for (const view of VIEWS) {
+      const item = el("li", "view-item");
+      item.dataset.view = view;
+      const href = viewHref(b.board, view, language());
+      const link = el("a", "view-link", t(`view.${view}`));
+      link.href = href;
+      const who = el("span", "view-who", t(`view.${view}_who`));
+      const url = el("code", "view-url", new URL(href, location.href).href);
+      item.append(link, who, url);
+      if (view === "overlay" || view === "corner") {
+        item.append(el("span", "view-size", t("view.overlay_size")));
+      }
+      list.append(item);
+    }
+    section.append(list);
+    box.append(section);
+  }
+}
+
+async function load() {
+  try {
+    const r = await fetch("/api/home");
+    if (!r.ok) throw new Error(r.statusText);
+    data = await r.json();
+    $("home-error").hidden = true;
+  } catch {
+    $("home-error").hidden = false;
+  }
+  render();
+}
+
+async function start() {
+  await setLanguage(chooseLanguage(params.get("lang")));
+  const select = $("lang-select");
+  select.value = language();
+  select.addEventListener("change", async () => {
+    await setLanguage(select.value);
+    params.set("lang", select.value);
+    history.replaceState(null, "", `?${params}`);
+    render();
+  });
+  await load();
+  document.body.dataset.ready = "true";
+}
+
+start();

@@ -1,0 +1,61 @@
+"""`oware-companion calibrate` on a sensor board, end to end, as a newcomer runs it.
+
+On ``sim://`` the virtual board's own person does each step (its players stay still),
+so the calibration finishes with nobody at the keyboard, ``--yes`` or not; a real
+board with nobody to answer says so in one line (it crashed with EOFError, and on
+``sim://`` never finished: "the board never settled" while the players played on).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.source import open_source
+from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
+
+pytestmark = pytest.mark.timeout(120)
+
+CLI = [sys.executable, "-m", "companion.cli", "--log-level", "WARNING"]
+
+
+def calibrate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, "calibrate", *args],
+        capture_output=True,
+        text=True,
+        timeout=100,
+        stdin=subprocess.DEVNULL,  # nobody at the keyboard
+    )
+
+
+@pytest.mark.parametrize(("query", "cells"), [("speed=4", 14), ("speed=4&players=3", 21)])
+def test_calibrate_the_virtual_board_with_yes(tmp_path: Path, query: str, cells: int) -> None:
+    out = tmp_path / "scale.json"
+    done = calibrate("--source", f"sim://?{query}", "--yes", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "at the virtual board: took every seed off the board" in done.stdout
+    assert f"Saved {out}" in done.stdout
+    data = json.loads(out.read_text())
+    assert len(data["tare_g"]) == len(data["scale"]) == cells
+    assert 2.0 < data["seed_mean_g"] < 2.8  # the virtual seeds weigh 2.4 g on average
+    # the file is one a serial:// board of that size reads
+    source = open_source(f"serial:///dev/null-board?calibration={out}")
+    assert source.calibration.channels == cells
+
+
+def test_a_real_board_with_nobody_to_answer_says_so(tmp_path: Path) -> None:
+    opts = DeviceOptions(seed=3, speed=4.0, player=PlayerOptions(max_moves=0))
+    with VirtualBoard(opts) as board:  # a board on a port, as a real one would be
+        done = calibrate("--source", f"serial://{board.port}", "--out", str(tmp_path / "c.json"))
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "EOFError" not in done.stderr
+    assert "nobody at the keyboard" in done.stdout
+    assert not (tmp_path / "c.json").exists()
+    refused = calibrate("--source", f"serial://{tmp_path}/port", "--yes")
+    assert refused.returncode == 1 and "--yes cannot calibrate a sensor board" in refused.stderr
