@@ -179,20 +179,24 @@ def test_referee_follows_the_virtual_board_to_the_end(spec: str, seed: int) -> N
 @pytest.mark.parametrize(
     "name",
     [
-        # Referee crash (`_successors`: "cannot reshape array of size 0") at the end of a
-        # game whose last move captures; recorded from the virtual board for issue 24.
+        # Sessions recorded from the virtual board at the end of a game whose last move
+        # captures: the old referee crashed on them. The tracker does not, but the
+        # fragments' store readings disagree with their headers (universal4: store 1
+        # reads 12, its header says 13), so no history ends the game.
         pytest.param(
             "universal4-lone-seed-end",
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="referee crash at a game's end, left to the referee rewrite (issue 24)",
+                reason="no crash since the tracker (issue 24), but the fragment never shows its game's end: "
+                "its stores read one seed off the header's (recorder, not referee)",
             ),
         ),
         pytest.param(
             "universal3-first-empty-end",
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="referee crash at a game's end, left to the referee rewrite (issue 24)",
+                reason="no crash since the tracker (issue 24), but the fragment never shows its game's end: "
+                "its stores read one seed off the header's (recorder, not referee)",
             ),
         ),
     ],
