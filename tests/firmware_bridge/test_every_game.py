@@ -187,7 +187,8 @@ def test_referee_follows_the_virtual_board_to_the_end(spec: str, seed: int) -> N
             "universal4-lone-seed-end",
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="no crash since the tracker (issue 24), but the fragment never shows its game's end: "
+                reason="no crash since the tracker (issue 24), but the fragment never shows "
+                "its game's end: "
                 "its stores read one seed off the header's (recorder, not referee)",
             ),
         ),
@@ -195,7 +196,8 @@ def test_referee_follows_the_virtual_board_to_the_end(spec: str, seed: int) -> N
             "universal3-first-empty-end",
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="no crash since the tracker (issue 24), but the fragment never shows its game's end: "
+                reason="no crash since the tracker (issue 24), but the fragment never shows "
+                "its game's end: "
                 "its stores read one seed off the header's (recorder, not referee)",
             ),
         ),
