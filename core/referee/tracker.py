@@ -414,7 +414,9 @@ class Tracker:
         keep = [i for i, k in enumerate(self.keys) if k[0][:1] == (record,)]
         new_root = self.graph((record,))
         self._graphs = {h[1:]: g for h, g in self._graphs.items() if h[:1] == (record,)}
-        self._reach = {}
+        # A node's reach is relative to its history (suffixes, boards, costs), so what was
+        # built for the histories that begin with ``record`` still holds without it.
+        self._reach = {(h[1:], sk): r for (h, sk), r in self._reach.items() if h[:1] == (record,)}
         if not keep:
             self.reset(new_root)
             return new_root
