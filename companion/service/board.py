@@ -56,6 +56,10 @@ RESTART_GAP = 1.0
 
 #: Longest wait for pages to receive what was published before reading on (seconds).
 DRAIN_TIMEOUT = 0.05
+#: Items from a source waiting for the referee, at most. A source that reads faster than the
+#: referee judges (a virtual board flat out, a replay) waits for it: otherwise its thread
+#: fills memory and, holding the interpreter, starves the event loop that serves the pages.
+PENDING = 64
 
 #: Events after which the position the engine should think about has changed.
 POSITION_EVENTS = frozenset({"move", "corrected", "new_game", "game_over"})
@@ -97,7 +101,7 @@ class BoardRuntime:
         self._engine_factory = engine_factory
         self._engine: Any = None
         self._resume = resume
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=PENDING)
         self._thread: threading.Thread | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = threading.Event()
@@ -151,14 +155,31 @@ class BoardRuntime:
         """The source thread: hand every item to the event loop."""
         try:
             for item in self.source:
-                if self._stopping.is_set():
+                if self._stopping.is_set() or not self._hand_over(loop, item):
                     break
-                loop.call_soon_threadsafe(self._queue.put_nowait, item)
         except Exception as exc:
             log.exception("board %s: source %s failed", self.board, self.url)
             status = {"type": "link", "state": "disconnected", "detail": f"source failed: {exc}"}
-            with contextlib.suppress(RuntimeError):  # the loop may be closing
-                loop.call_soon_threadsafe(self._queue.put_nowait, status)
+            self._hand_over(loop, status)
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop, item: Any) -> bool:
+        """Put ``item`` on the queue, waiting while it is full; False once stopping."""
+        put = self._queue.put(item)
+        try:
+            done = asyncio.run_coroutine_threadsafe(put, loop)
+        except RuntimeError:  # the loop is closed
+            put.close()
+            return False
+        while not self._stopping.is_set():
+            try:
+                done.result(timeout=0.2)
+                return True
+            except TimeoutError:
+                continue
+            except (RuntimeError, asyncio.CancelledError):  # the loop is closing
+                return False
+        done.cancel()
+        return False
 
     async def _consume(self) -> None:
         while True:
