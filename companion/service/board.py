@@ -44,7 +44,7 @@ from core.records import GameRecord, records_from_events
 from core.referee import Event, Referee
 from core.referee.session import feed_line, line_kind, referee_from_header, session_header
 
-from .commands import validate_command
+from .commands import CommandNotLogged, validate_command
 from .hub import Hub, Subscriber
 from .index import GameIndex
 from .recorder import SessionLog, read_log
@@ -297,7 +297,9 @@ class BoardRuntime:
 
     # -- commands from people -------------------------------------------------------------
     def command(self, raw: Any) -> list[dict[str, Any]]:
-        """Carry out a command (on the event loop); raises ``CommandInvalid`` / ``CommandError``."""
+        """Carry out a command (on the event loop); raises ``CommandInvalid``,
+        ``CommandError``, or ``CommandNotLogged`` when the log could not be written
+        (the game is then unchanged)."""
         cmd = validate_command(raw)
         if cmd["command"] == "fair_play":
             self.set_fair_play(bool(cmd["on"]))
@@ -307,8 +309,21 @@ class BoardRuntime:
     def _run_command(self, cmd: dict[str, Any], t: float) -> list[Event]:
         names: dict[str, Any] = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
         line = {**cmd, "t": t}
-        events = self.referee.command(line, t)  # raises CommandError: nothing is logged
-        self.session.append(line)
+        # Written first, applied only once written: a command the log lacks never changed
+        # the game. One the referee refuses stays in the log; a replay refuses it too.
+        try:
+            self.session.append(line)
+        except OSError as exc:
+            log.error(
+                "board %s: command not applied, the log could not be written: %s",
+                self.board,
+                exc.strerror or exc,
+            )
+            raise CommandNotLogged(
+                "not applied: the session log could not be written "
+                f"({exc.strerror or exc}); the game is as it was"
+            ) from None
+        events = self.referee.command(line, t)  # CommandError: refused, nothing changed
         self._publish(events, names)
         if cmd["command"] in ("set_position", "undo"):
             self._publish_state()
