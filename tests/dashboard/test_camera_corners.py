@@ -74,7 +74,9 @@ def test_the_camera_api_shows_the_frame_and_refuses_bad_corners(
     assert server.get("/api/board/2/camera", headers=AUTH).status_code == 404  # a sensor board
 
     post = "/api/board/1/camera/corners"
-    assert server.post(post, headers=AUTH, content=b"{nope").status_code == 400
+    json_type = {**AUTH, "Content-Type": "application/json"}
+    assert server.post(post, headers=json_type, content=b"{nope").status_code == 400
+    assert server.post(post, headers=AUTH, content=b"{}").status_code == 415
     assert server.post(post, headers=AUTH, json={"corners": [[1, 2, 3]]}).status_code == 400
     three = server.post(post, headers=AUTH, json={"corners": [[10, 10], [900, 10], [900, 500]]})
     assert three.status_code == 422 and "need 4 corners" in three.json()["detail"]
