@@ -41,7 +41,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.commands.rules import rules_spec
-from companion.service.config import ServiceConfig, load_config
+from companion.service.config import ServiceConfig, check_token, load_config
 from companion.service.service import Service, is_loopback
 from companion.service.sources import is_camera_url
 from dashboard.views import links_text
@@ -136,6 +136,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_config(args: argparse.Namespace) -> ServiceConfig:
     """The venue config with the command line's overrides."""
     config = load_config(args.config) if args.config else ServiceConfig()
+    check_token(args.token)  # the config file's own was checked as it was read
     return config.with_overrides(
         rules=args.rules,
         host=args.host,

@@ -46,6 +46,33 @@ class ConfigError(ValueError):
     """A configuration file that cannot be used; the message says which key and why."""
 
 
+#: The shortest token accepted, from the config file and the command line alike.
+MIN_TOKEN = 8
+
+
+def check_token(token: str | None, where: str = "--token") -> None:
+    """The one rule for command tokens: none at all, or at least :data:`MIN_TOKEN`
+    characters. An empty one is refused too (off loopback it would let anyone command;
+    on loopback, leave the token out).
+
+    >>> check_token(None), check_token("a-long-secret")
+    (None, None)
+    >>> check_token("x")
+    Traceback (most recent call last):
+    ...
+    companion.service.config.ConfigError: --token must be at least 8 characters (it has 1)
+    """
+    if token is None:
+        return
+    if not token.strip():
+        raise ConfigError(
+            f"{where} is empty: a token must be at least {MIN_TOKEN} characters "
+            "(leave it out to have one made when listening beyond this machine)"
+        )
+    if len(token) < MIN_TOKEN:
+        raise ConfigError(f"{where} must be at least {MIN_TOKEN} characters (it has {len(token)})")
+
+
 def default_data_dir() -> Path:
     """Where session logs and the games database live unless told otherwise."""
     return platformdirs.user_data_path("oware-companion")
@@ -144,8 +171,7 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
             cfg[key] = tuple(items)
     if "venue.token" in values:
         token = values["venue.token"]
-        if len(token) < 8:
-            raise ConfigError("[venue] token must be at least 8 characters")
+        check_token(token, "[venue] token")
         cfg["token"] = token
     for key in ("fair_play", "host"):
         if f"venue.{key}" in values:
