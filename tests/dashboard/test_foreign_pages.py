@@ -214,3 +214,20 @@ def test_the_token_leaves_the_address_bar_and_never_reaches_the_log(
     assert "token=…" in text
     assert TOKEN not in text
     assert page_errors == []
+
+
+@pytest.mark.parametrize("view", ["referee", "player", "spectator", "overlay", "corner", "teaching"])
+def test_every_view_works_under_the_content_security_policy(
+    open_server: Server, new_page: Any, page_errors: list[str], view: str
+) -> None:
+    page = new_page(bypass_csp=False)  # the policy the service sends, enforced
+    policy = page.goto(f"{open_server.url}/board/1?view={view}").headers[
+        "content-security-policy"
+    ]
+    assert "frame-ancestors 'none'" in policy
+    page.wait_for_selector("body[data-ready=true]", state="attached", timeout=10_000)
+    page.wait_for_selector("#board svg .pit", state="attached", timeout=10_000)
+    home = new_page(bypass_csp=False)
+    home.goto(open_server.url + "/")
+    home.wait_for_selector("a[href='/board/1']", timeout=10_000)
+    assert page_errors == []  # a blocked script, style or socket is a console error
