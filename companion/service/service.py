@@ -128,6 +128,7 @@ class Service:
                 fair_play=self.config.fair_play,
                 engine_factory=self._engine_factory(loop) if self.engine_enabled else None,
                 resume=self.resume,
+                silent_after=self.config.silent_after,
             )
             await runtime.start()
             self.boards[board] = runtime
