@@ -187,6 +187,7 @@ def test_bad_frames_close_the_websocket_with_one_log_line(server: Server) -> Non
     assert closed_with(DEEP) == 1007
     assert closed_with('{"command": "confirm", "count": ' + "9" * 4400 + "}", "referee") == 1007
     assert closed_with('{"command": "undo", "t": NaN}', "referee") == 1007
+    assert closed_with('"' + "x" * 70_000 + '"') == 1009  # over 64 KiB: uvicorn closes it
     for _ in range(20):  # a flood: the log does not grow with it
         closed_with(b"x")
     text = server.log_text()
