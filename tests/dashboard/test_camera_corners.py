@@ -70,7 +70,7 @@ def test_the_camera_api_shows_the_frame_and_refuses_bad_corners(
     jpeg = server.get("/api/board/1/camera/frame", headers=AUTH)
     assert jpeg.headers["content-type"] == "image/jpeg"
     frame = cv2.imdecode(np.frombuffer(jpeg.content, np.uint8), cv2.IMREAD_COLOR)
-    assert frame.shape == (720, 1280, 3)
+    assert frame is not None and frame.shape == (720, 1280, 3)
     assert server.get("/api/board/2/camera", headers=AUTH).status_code == 404  # a sensor board
 
     post = "/api/board/1/camera/corners"

@@ -176,14 +176,13 @@ def test_the_token_leaves_the_address_bar_and_never_reaches_the_log(
         page = new_page()
         sent: list[str] = []
         got: list[dict[str, Any]] = []
-        page.on(
-            "websocket",
-            lambda ws: (
-                sent.append(ws.url),
-                ws.on("framesent", lambda f: sent.append(str(f))),
-                ws.on("framereceived", lambda f: got.append(json.loads(f))),
-            ),
-        )
+
+        def watch(ws: Any) -> None:
+            sent.append(ws.url)
+            ws.on("framesent", lambda f: sent.append(str(f)))
+            ws.on("framereceived", lambda f: got.append(json.loads(f)))
+
+        page.on("websocket", watch)
         page.goto(f"{server.url}/?view=referee&board=1&token={TOKEN}")
         page.wait_for_selector("body[data-ready=true]", timeout=10_000)
         assert "token" not in page.url and page.url.endswith("/board/1?view=referee")
@@ -216,14 +215,15 @@ def test_the_token_leaves_the_address_bar_and_never_reaches_the_log(
     assert page_errors == []
 
 
-@pytest.mark.parametrize("view", ["referee", "player", "spectator", "overlay", "corner", "teaching"])
+VIEWS = ["referee", "player", "spectator", "overlay", "corner", "teaching"]
+
+
+@pytest.mark.parametrize("view", VIEWS)
 def test_every_view_works_under_the_content_security_policy(
     open_server: Server, new_page: Any, page_errors: list[str], view: str
 ) -> None:
     page = new_page(bypass_csp=False)  # the policy the service sends, enforced
-    policy = page.goto(f"{open_server.url}/board/1?view={view}").headers[
-        "content-security-policy"
-    ]
+    policy = page.goto(f"{open_server.url}/board/1?view={view}").headers["content-security-policy"]
     assert "frame-ancestors 'none'" in policy
     page.wait_for_selector("body[data-ready=true]", state="attached", timeout=10_000)
     page.wait_for_selector("#board svg .pit", state="attached", timeout=10_000)
