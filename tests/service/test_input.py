@@ -18,6 +18,7 @@ browser), 7 and 10.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -30,14 +31,18 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
+from companion.service.commands import CommandInvalid, parse_json, validate_command
 from companion.service.config import ServiceConfig
 from companion.service.recorder import read_log
 from companion.service.service import Service
 from core import Position
+from core.referee import CommandError, Referee
 from core.referee.session import replay, session_header
 from dashboard.app import create_app
 
@@ -304,3 +309,82 @@ def test_the_config_file_follows_the_same_rule(tmp_path: Path) -> None:
     assert "at least 8 characters" in _serve_fails(tmp_path, "--config", str(venue))
     venue.write_text('[venue]\ntoken = ""\nhost = "0.0.0.0"\n')
     assert "empty" in _serve_fails(tmp_path, "--config", str(venue))
+
+
+# -- whatever passes validation, the referee either applies or refuses in words ------------
+_ATOMS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.sampled_from(["abapa", "universal", "F", "a", "4-4-4-4-4-4-4-4-4-4-4-4 0-0 S", "oware"]),
+)
+_VALUES = st.recursive(
+    _ATOMS,
+    lambda inner: st.lists(inner, max_size=13) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=30,
+)
+_ALLOWED = {
+    "new_game": ["rules", "options", "position", "south", "north"],
+    "set_position": ["position"],
+    "undo": [],
+    "confirm": ["pit", "count", "move"],
+    "declare_cycle_end": [],
+}
+_PLAUSIBLE = {
+    "rules": st.sampled_from(["abapa", "universal", "oware", "grand-slam", "x" * 61]),
+    "options": st.dictionaries(
+        st.sampled_from(["players", "grand_slam", "pits", "seeds", "x"]),
+        st.one_of(st.integers(-3, 30), st.booleans(), st.text(max_size=5)),
+        max_size=3,
+    ),
+    "south": st.text(max_size=70),
+    "north": st.text(max_size=70),
+    "pit": st.one_of(st.integers(-1, 25), st.sampled_from(list("ABCDEFabcdefZ"))),
+    "count": st.integers(-1, 200),
+    "move": st.one_of(st.integers(-1, 25), st.sampled_from(list("ABCDEFabcdefZ"))),
+}
+
+
+@st.composite
+def _position(draw: st.DrawFn) -> Any:
+    if draw(st.booleans()):
+        return draw(st.sampled_from(["4-4-4-4-4-4-4-4-4-4-4-4 0-0 S", "nonsense", ""]))
+    pits = st.integers(-1, 20) if draw(st.booleans()) else st.integers(0, 8)
+    out: dict[str, Any] = {
+        "pits": draw(st.lists(pits, min_size=10, max_size=25)),
+        "stores": draw(st.lists(st.integers(-1, 60), min_size=1, max_size=5)),
+    }
+    extra = st.sampled_from(["rules", "to_move", "options"])
+    for key in draw(st.lists(extra, max_size=3, unique=True)):
+        out[key] = draw(_PLAUSIBLE.get(key, st.integers(-1, 4)) | _VALUES)
+    return out
+
+
+@st.composite
+def _commands(draw: st.DrawFn) -> dict[str, Any]:
+    name = draw(st.sampled_from(list(_ALLOWED)))
+    fields = draw(st.lists(st.sampled_from(_ALLOWED[name] or ["t"]), max_size=3, unique=True))
+    cmd: dict[str, Any] = {"command": name}
+    for field in fields:
+        plausible = _position() if field == "position" else _PLAUSIBLE.get(field, _VALUES)
+        cmd[field] = draw(plausible if draw(st.integers(0, 4)) else _VALUES)
+    return cmd
+
+
+@settings(max_examples=300, deadline=None)
+@given(_commands())
+def test_a_validated_command_is_applied_or_refused_in_words(cmd: dict[str, Any]) -> None:
+    """A command is logged before the referee sees it: so anything validation lets through
+    must log as strict JSON and give the referee nothing but a CommandError to raise (a
+    replay, after a restart, meets the same line)."""
+    try:
+        clean = validate_command(parse_json(json.dumps(cmd)))
+    except CommandInvalid:
+        return
+    line = {**clean, "t": 1.0}
+    json.dumps(line, allow_nan=False)
+    referee = Referee(Position.initial())
+    with contextlib.suppress(CommandError):
+        referee.command(line, 1.0)
