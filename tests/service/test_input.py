@@ -348,7 +348,7 @@ _PLAUSIBLE = {
 
 
 @st.composite
-def _position(draw: st.DrawFn) -> Any:
+def _positions(draw: st.DrawFn) -> Any:
     if draw(st.booleans()):
         return draw(st.sampled_from(["4-4-4-4-4-4-4-4-4-4-4-4 0-0 S", "nonsense", ""]))
     pits = st.integers(-1, 20) if draw(st.booleans()) else st.integers(0, 8)
@@ -368,7 +368,7 @@ def _commands(draw: st.DrawFn) -> dict[str, Any]:
     fields = draw(st.lists(st.sampled_from(_ALLOWED[name] or ["t"]), max_size=3, unique=True))
     cmd: dict[str, Any] = {"command": name}
     for field in fields:
-        plausible = _position() if field == "position" else _PLAUSIBLE.get(field, _VALUES)
+        plausible = _positions() if field == "position" else _PLAUSIBLE.get(field, _VALUES)
         cmd[field] = draw(plausible if draw(st.integers(0, 4)) else _VALUES)
     return cmd
 
