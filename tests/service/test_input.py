@@ -24,6 +24,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,9 @@ def test_a_command_the_log_cannot_take_is_not_applied(tmp_path: Path) -> None:
     service = Service([f"replay://{recorded}?speed=0"], config, engine=False, resume=False)
     app = create_app(service)
     with TestClient(app, base_url="http://127.0.0.1:8000", raise_server_exceptions=False) as client:
+        deadline = time.monotonic() + 10
+        while "1" not in service.boards and time.monotonic() < deadline:
+            time.sleep(0.05)  # (a board joins once its log is resumed)
         board = service.boards["1"]
         before = client.get("/api/board/1/state").json()["position"]
         published, events = board.hub.published, len(board.events)
