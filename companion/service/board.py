@@ -10,7 +10,11 @@ A :class:`BoardRuntime` owns everything about one physical board:
   accepted command is written and flushed, then its events are written and
   ``fsync``-ed, and only then broadcast and indexed;
 * the games index row of the game in progress;
-* the engine worker, if any, told about every new position.
+* the engine worker, if any, told about every new position;
+* a watch on the link: a source that was connected and has sent no frame for
+  ``silent_after`` seconds is reported ``"silent"`` (a hung board keeps its
+  port open and says nothing), to the pages and in ``/health``; its next
+  frame brings the state it had back.
 
 Crash resume: at start, if the index has an unfinished log for this board,
 it is replayed line by line into a fresh referee (exactly what
@@ -44,7 +48,7 @@ from core.records import GameRecord, records_from_events
 from core.referee import Event, Referee
 from core.referee.session import feed_line, line_kind, referee_from_header, session_header
 
-from .commands import validate_command
+from .commands import CommandNotLogged, validate_command
 from .hub import Hub, Subscriber
 from .index import GameIndex
 from .recorder import SessionLog, read_log
@@ -60,6 +64,12 @@ DRAIN_TIMEOUT = 0.05
 #: referee judges (a virtual board flat out, a replay) waits for it: otherwise its thread
 #: fills memory and, holding the interpreter, starves the event loop that serves the pages.
 PENDING = 64
+
+#: Seconds without a frame after which a connected source is reported silent.
+SILENT_AFTER = 2.0
+
+#: Link states in which a source is expected to send frames.
+TALKING = ("connected", "unsure")
 
 #: Events after which the position the engine should think about has changed.
 POSITION_EVENTS = frozenset({"move", "corrected", "new_game", "game_over"})
@@ -81,6 +91,7 @@ class BoardRuntime:
         fair_play: bool = False,
         engine_factory: Callable[[Callable[[dict[str, Any]], None]], Any] | None = None,
         resume: bool = True,
+        silent_after: float = SILENT_AFTER,
     ) -> None:
         self.board = board
         self.url = url
@@ -105,6 +116,12 @@ class BoardRuntime:
         self._thread: threading.Thread | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = threading.Event()
+        self.silent_after = silent_after
+        self._last_frame = time.monotonic()
+        """When the source last gave a frame (set by its thread; monotonic seconds)."""
+        self._talking: dict[str, Any] | None = None
+        """The link state a silence interrupted, given back at the next frame."""
+        self._watch: asyncio.Task[None] | None = None
         self._last_t = 0.0
         self._offset = 0.0
         self.referee: Referee
@@ -133,6 +150,8 @@ class BoardRuntime:
         )
         self._thread.start()
         self._task = asyncio.create_task(self._consume(), name=f"board-{self.board}")
+        if self.silent_after > 0:
+            self._watch = asyncio.create_task(self._watch_link(), name=f"watch-{self.board}")
 
     async def stop(self) -> None:
         """Close the source, wait for its thread, flush and close the log."""
@@ -143,10 +162,11 @@ class BoardRuntime:
             log.exception("board %s: closing the source failed", self.board)
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 5.0)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._watch):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._engine is not None:
             await asyncio.to_thread(self._engine.close)
         self.session.close()
@@ -155,6 +175,8 @@ class BoardRuntime:
         """The source thread: hand every item to the event loop."""
         try:
             for item in self.source:
+                if not _is_status(item):
+                    self._last_frame = time.monotonic()
                 if self._stopping.is_set() or not self._hand_over(loop, item):
                     break
         except Exception as exc:
@@ -195,6 +217,31 @@ class BoardRuntime:
             await asyncio.sleep(0)
             if self.hub.published != published:
                 await self.hub.drained(DRAIN_TIMEOUT)
+
+    async def _watch_link(self) -> None:
+        """Report a connected source that sends nothing as silent (see the module docstring)."""
+        while True:
+            await asyncio.sleep(min(0.25, self.silent_after / 4))
+            quiet = time.monotonic() - self._last_frame
+            if self.link.get("state") in TALKING and quiet >= self.silent_after:
+                self._talking = self.link
+                self.link = {
+                    "type": self.link.get("type", "link"),
+                    "state": "silent",
+                    "detail": f"no frame from the board for {self.silent_after:g} s: "
+                    "is it on and plugged in?",
+                }
+                log.warning("board %s: silent (no frame for %.1f s)", self.board, quiet)
+                self.hub.publish({**self.link, "board": self.board})
+
+    def _heard(self) -> None:
+        """A frame came: a silent link has its state back."""
+        if self.link.get("state") != "silent":
+            return
+        self.link = self._talking or {"type": "link", "state": "connected", "detail": ""}
+        self._talking = None
+        log.info("board %s: frames again", self.board)
+        self.hub.publish({**self.link, "board": self.board})
 
     # -- the log ---------------------------------------------------------------------
     def _new_log(self) -> None:
@@ -274,6 +321,8 @@ class BoardRuntime:
 
     def handle(self, item: Any) -> None:
         """One item from the source (on the event loop)."""
+        if not _is_status(item):
+            self._heard()
         if isinstance(item, Observation):
             self._observe(item)
         elif isinstance(item, dict) and "command" in item:
@@ -282,6 +331,9 @@ class BoardRuntime:
             self._run_command(validate_command({k: v for k, v in item.items() if k != "t"}), t)
         elif isinstance(item, dict) and item.get("type") in ("link", "camera"):
             self.link = {k: item[k] for k in ("type", "state", "detail") if k in item}
+            self._talking = None
+            if self.link.get("state") in TALKING:  # (re)connected: frames are due from now
+                self._last_frame = time.monotonic()
             self.hub.publish({**self.link, "board": self.board})
         elif isinstance(item, dict):
             self._observe_raw(item)
@@ -318,7 +370,9 @@ class BoardRuntime:
 
     # -- commands from people -------------------------------------------------------------
     def command(self, raw: Any) -> list[dict[str, Any]]:
-        """Carry out a command (on the event loop); raises ``CommandInvalid`` / ``CommandError``."""
+        """Carry out a command (on the event loop); raises ``CommandInvalid``,
+        ``CommandError``, or ``CommandNotLogged`` when the log could not be written
+        (the game is then unchanged)."""
         cmd = validate_command(raw)
         if cmd["command"] == "fair_play":
             self.set_fair_play(bool(cmd["on"]))
@@ -328,8 +382,21 @@ class BoardRuntime:
     def _run_command(self, cmd: dict[str, Any], t: float) -> list[Event]:
         names: dict[str, Any] = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
         line = {**cmd, "t": t}
-        events = self.referee.command(line, t)  # raises CommandError: nothing is logged
-        self.session.append(line)
+        # Written first, applied only once written: a command the log lacks never changed
+        # the game. One the referee refuses stays in the log; a replay refuses it too.
+        try:
+            self.session.append(line)
+        except OSError as exc:
+            log.error(
+                "board %s: command not applied, the log could not be written: %s",
+                self.board,
+                exc.strerror or exc,
+            )
+            raise CommandNotLogged(
+                "not applied: the session log could not be written "
+                f"({exc.strerror or exc}); the game is as it was"
+            ) from None
+        events = self.referee.command(line, t)  # CommandError: refused, nothing changed
         self._publish(events, names)
         if cmd["command"] in ("set_position", "undo"):
             self._publish_state()
@@ -454,6 +521,7 @@ class BoardRuntime:
             "source": self.url,
             "link": link,
             "link_state": self.link.get("state"),
+            "last_frame_s": round(time.monotonic() - self._last_frame, 1),
             "phase": self.referee.phase,
             "moves": len(self.referee.moves),
             "observations": self.observations,
@@ -464,6 +532,11 @@ class BoardRuntime:
         if self._engine is not None:
             out["engine"] = self._engine.health()
         return out
+
+
+def _is_status(item: Any) -> bool:
+    """A source's word about its link or camera (not a frame from the board)."""
+    return isinstance(item, dict) and item.get("type") in ("link", "camera")
 
 
 def _as_json(event: Event) -> dict[str, Any]:

@@ -6,6 +6,10 @@ the service broadcasts it; lines that carry events are also ``fsync``-ed, so a
 power cut or ``kill -9`` can lose at most an observation that nobody has seen
 the consequences of yet.
 
+A write that fails (a full disk) leaves nothing behind: the file is unbuffered
+and cut back to where the batch began, so a line either is in the log whole
+and the caller goes on, or is not and the caller hears ``OSError``.
+
 :func:`read_log` reads a log back for crash resume. A process killed in the
 middle of ``write`` can leave a torn last line; it is dropped (and cut from
 the file by :meth:`SessionLog.open_existing`) because nothing was broadcast
@@ -14,6 +18,7 @@ from it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -60,7 +65,7 @@ class SessionLog:
     def create(cls, path: Path, header: Mapping[str, Any]) -> SessionLog:
         """A new log starting with ``header``; refuses to overwrite an existing file."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        fh = path.open("xb")
+        fh = path.open("xb", buffering=0)
         log = cls(path, fh)
         log.append(header, sync=True)
         return log
@@ -68,7 +73,7 @@ class SessionLog:
     @classmethod
     def open_existing(cls, path: Path, valid_bytes: int) -> SessionLog:
         """Continue a log after a crash, cutting a torn last line first."""
-        fh = path.open("r+b")
+        fh = path.open("r+b", buffering=0)
         fh.truncate(valid_bytes)
         fh.seek(valid_bytes)
         return cls(path, fh)
@@ -86,15 +91,26 @@ class SessionLog:
             for line in lines
         )
         with self._lock:
-            self._fh.write(blob)
-            self._fh.flush()
-            if sync:
-                os.fsync(self._fh.fileno())
+            start = self._fh.tell()
+            try:
+                view = memoryview(blob)
+                while view:  # an unbuffered write may be partial
+                    written = self._fh.write(view)
+                    if not written:
+                        raise OSError(f"{self.path.name}: the write made no progress")
+                    view = view[written:]
+                if sync:
+                    os.fsync(self._fh.fileno())
+            except OSError:
+                # nothing of a failed batch may stay: cut the file back to where it began
+                with contextlib.suppress(OSError):
+                    self._fh.truncate(start)
+                    self._fh.seek(start)
+                raise
             self.lines_written += len(lines)
 
     def close(self) -> None:
         with self._lock:
             if not self._fh.closed:
-                self._fh.flush()
                 os.fsync(self._fh.fileno())
                 self._fh.close()

@@ -176,6 +176,10 @@ def new_page(browser: Any, page_errors: list[str]) -> Iterator[Any]:
     contexts: list[Any] = []
 
     def make(width: int = 1400, height: int = 900, **kwargs: Any) -> Any:
+        # The tests' own string predicates (wait_for_function) are evaluated with eval(),
+        # which the service's content security policy forbids; the page's code is held to
+        # the policy in test_foreign_pages.py (every view, bypass_csp=False).
+        kwargs.setdefault("bypass_csp", True)
         ctx = browser.new_context(viewport={"width": width, "height": height}, **kwargs)
         contexts.append(ctx)
         page = ctx.new_page()
