@@ -41,13 +41,19 @@ from typing import Any
 from core.observation import Observation, most_likely
 from core.position import Position
 from core.records import GameRecord, records_from_events
-from core.referee import Event, Referee
-from core.referee.session import feed_line, line_kind, referee_from_header, session_header
+from core.referee import CommandError, Event, Referee
+from core.referee.session import (
+    SessionError,
+    feed_line,
+    line_kind,
+    referee_from_header,
+    session_header,
+)
 
 from .commands import validate_command
 from .hub import Hub, Subscriber
 from .index import GameIndex
-from .recorder import SessionLog, read_log
+from .recorder import DamagedLine, LogWriteError, SessionLog, read_log
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +62,9 @@ RESTART_GAP = 1.0
 
 #: Longest wait for pages to receive what was published before reading on (seconds).
 DRAIN_TIMEOUT = 0.05
+
+#: Seconds between two tries to write again after a write failed (a full disk).
+STORAGE_RETRY = 0.5
 
 #: Events after which the position the engine should think about has changed.
 POSITION_EVENTS = frozenset({"move", "corrected", "new_game", "game_over"})
@@ -92,6 +101,16 @@ class BoardRuntime:
         """The last still board the source read (most likely counts), for corrections."""
         self.resumed = False
         self.observations = 0
+        self.damaged: list[DamagedLine] = []
+        """Lines of the resumed log that could not be read (skipped)."""
+        self.storage_error: str | None = None
+        """Why the log cannot be written now (a full disk); None when it can."""
+        self.dropped = 0
+        """Observations neither logged nor judged because the log could not be written."""
+        self._unwritten: tuple[list[dict[str, Any]], list[Event], dict[str, Any] | None] | None
+        self._unwritten = None
+        """Events the referee gave whose write failed: written (then shown) when it can."""
+        self._retry_handle: asyncio.TimerHandle | None = None
         self._start = start
         self._settings = dict(referee_settings or {})
         self._engine_factory = engine_factory
@@ -116,9 +135,21 @@ class BoardRuntime:
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         existing = self.index.open_log(self.board) if self._resume else None
+        resumed = False
         if existing is not None and (self.data_dir / existing["path"]).is_file():
-            self._resume_log(existing)
-        else:
+            try:
+                self._resume_log(existing)
+                resumed = True
+            except (SessionError, KeyError, TypeError, ValueError, IndexError) as exc:
+                # its header is unreadable: no game to resume from it; it stays on disk as is
+                log.error(
+                    "board %s: cannot resume %s (%s); a new session log is started",
+                    self.board,
+                    existing["path"],
+                    exc,
+                )
+                self.index.close_log(int(existing["id"]))
+        if not resumed:
             self._new_log()
         if self._engine_factory is not None:
             self._engine = self._engine_factory(self._on_suggestion)
@@ -145,6 +176,8 @@ class BoardRuntime:
                 await self._task
         if self._engine is not None:
             await asyncio.to_thread(self._engine.close)
+        if self._retry_handle is not None:
+            self._retry_handle.cancel()
         self.session.close()
 
     def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -201,27 +234,41 @@ class BoardRuntime:
 
     def _resume_log(self, row: dict[str, Any]) -> None:
         path = self.data_dir / row["path"]
-        lines, valid = read_log(path)
+        damaged: list[DamagedLine] = []
+        lines, valid = read_log(path, damaged)
         self.referee = referee_from_header(lines[0])
         self._game_start = Position.from_json(lines[0]["start"])
         logged: list[dict[str, Any]] = []
         produced: list[dict[str, Any]] = []
+        written = 0
+        """Events produced up to the last event line in the log: those were written."""
         for line in lines[1:]:
             kind = line_kind(line)
             if kind == "event":
                 logged.append(line)
+                written = len(produced)
                 continue
             if kind == "observation" and isinstance(line.get("t"), int | float):
                 self._last_t = max(self._last_t, float(line["t"]))
             produced.extend(_as_json(e) for e in feed_line(self.referee, line))
-        self.session = SessionLog.open_existing(path, valid)
-        if produced[: len(logged)] != logged:
+        self.session = SessionLog.open_existing(path, valid, len(lines) + len(damaged))
+        if damaged:
+            self.damaged = damaged
+            log.warning(
+                "board %s: %s: %d damaged line(s) skipped: %s",
+                self.board,
+                path.name,
+                len(damaged),
+                "; ".join(map(str, damaged[:5])) + (" ..." if len(damaged) > 5 else ""),
+            )
+        elif produced[: len(logged)] != logged:
             log.warning(
                 "board %s: the events in %s differ from its replay; the replay is kept",
                 self.board,
                 path.name,
             )
-        missing = produced[len(logged) :]
+        # events the crashed process had not written yet: those after the last logged one
+        missing = produced[written:]
         self.session.append_many(missing, sync=True)
         self.events = produced
         self._game_events = []
@@ -277,14 +324,15 @@ class BoardRuntime:
         obs = replace(obs, t=self._retime(obs.t))
         self._last_t = obs.t
         self.observations += 1
+        line = obs.to_json()
+        if not self._log(line):
+            return
         if obs.stable:
             self.reading = {
                 "t": obs.t,
                 "pits": [most_likely(p) for p in obs.pits],
                 "stores": None if obs.stores is None else [most_likely(s) for s in obs.stores],
             }
-        line = obs.to_json()
-        self.session.append(line)
         # The referee judges the observation as the log holds it (read back, its beliefs
         # normalised as a replay normalises them), so a replay or a restart after a crash
         # sees exactly what the live referee saw, to the last bit.
@@ -292,13 +340,93 @@ class BoardRuntime:
 
     def _observe_raw(self, raw: dict[str, Any]) -> None:
         """A line a replay could not parse: the referee says ``bad_observation``."""
-        self.session.append(raw)
-        self._publish(self.referee.observe(raw))
+        if self._log(raw):
+            self._publish(self.referee.observe(raw))
+
+    # -- when the log cannot be written ----------------------------------------------------
+    def _log(self, line: dict[str, Any]) -> bool:
+        """Write an observation's line; False (and it is dropped, unjudged) when it cannot be."""
+        if self._unwritten is not None and not self._write_unwritten():
+            self.dropped += 1  # events wait to be written: nothing may come after them
+            return False
+        try:
+            self.session.append(line)
+        except LogWriteError as exc:
+            self._storage_failed(exc)
+            self.dropped += 1
+            return False
+        self._storage_ok()
+        return True
+
+    def _storage_failed(self, exc: OSError) -> None:
+        """The log could not be written: say so once (log, pages, health)."""
+        if self.storage_error is None:
+            self.storage_error = str(exc)
+            log.error(
+                "board %s: %s; the game waits (observations are dropped, unjudged) until "
+                "it can be written again",
+                self.board,
+                exc,
+            )
+            self.hub.publish(self.storage_message())
+
+    def _storage_ok(self) -> None:
+        if self.storage_error is not None:
+            self.storage_error = None
+            log.info(
+                "board %s: the session log can be written again (%d observations were "
+                "dropped); the game goes on",
+                self.board,
+                self.dropped,
+            )
+            self.hub.publish(self.storage_message())
+
+    def _write_unwritten(self) -> bool:
+        """Write the events that wait, then show them; False while it still cannot."""
+        if self._unwritten is None:
+            return True
+        lines, events, names = self._unwritten
+        try:
+            self.session.append_many(lines, sync=True)
+        except LogWriteError:
+            self._schedule_retry()
+            return False
+        self._unwritten = None
+        self._storage_ok()
+        self._after_written(lines, events, names)
+        return True
+
+    def _schedule_retry(self) -> None:
+        """Try the waiting events again soon, even if the source says nothing more."""
+        if self._retry_handle is not None:
+            return
+
+        def retry() -> None:
+            self._retry_handle = None
+            self._write_unwritten()
+
+        with contextlib.suppress(RuntimeError):  # no running loop: the next item retries
+            self._retry_handle = asyncio.get_running_loop().call_later(STORAGE_RETRY, retry)
+
+    def storage_message(self) -> dict[str, Any]:
+        """What the pages show about the log: ``ok``, or ``failing`` with why."""
+        return {
+            "type": "storage",
+            "board": self.board,
+            "state": "ok" if self.storage_error is None else "failing",
+            "detail": self.storage_error or "",
+            "dropped": self.dropped,
+        }
 
     # -- commands from people -------------------------------------------------------------
     def command(self, raw: Any) -> list[dict[str, Any]]:
         """Carry out a command (on the event loop); raises ``CommandInvalid`` / ``CommandError``."""
         cmd = validate_command(raw)
+        if self.storage_error is not None or self._unwritten is not None:
+            raise CommandError(
+                f"the session log cannot be written ({self.storage_error}): nothing can be "
+                "recorded until there is room again (the game goes on by itself then)"
+            )
         if cmd["command"] == "fair_play":
             self.set_fair_play(bool(cmd["on"]))
             return []
@@ -335,7 +463,20 @@ class BoardRuntime:
         if not events:
             return
         lines = [_as_json(e) for e in events]
-        self.session.append_many(lines, sync=True)  # on disk before anyone sees it
+        try:
+            self.session.append_many(lines, sync=True)  # on disk before anyone sees it
+        except LogWriteError as exc:
+            # the referee has judged: its events wait (and nothing is read) until written
+            self._unwritten = (lines, events, names)
+            self._storage_failed(exc)
+            self._schedule_retry()
+            return
+        self._after_written(lines, events, names)
+
+    def _after_written(
+        self, lines: list[dict[str, Any]], events: list[Event], names: dict[str, Any] | None
+    ) -> None:
+        """Events now in the log: keep them, index them, show them."""
         self.events.extend(lines)
         new_game = False
         for line in lines:
@@ -422,6 +563,7 @@ class BoardRuntime:
             "suggestion": None if hidden else self.suggestion,
             "link": self.link,
             "reading": self.reading,
+            "storage": self.storage_message(),
         }
 
     def health(self) -> dict[str, Any]:
@@ -439,7 +581,15 @@ class BoardRuntime:
             "spectators": self.hub.count,
             "log": str(self.session.path.relative_to(self.data_dir)),
             "resumed": self.resumed,
+            "storage": "ok" if self.storage_error is None else "failing",
         }
+        if self.storage_error is not None:
+            out["storage_error"] = self.storage_error
+        if self.dropped:
+            out["dropped_observations"] = self.dropped
+        if self.damaged:
+            out["damaged_lines"] = [d.to_json() for d in self.damaged[:20]]
+            out["damaged_count"] = len(self.damaged)
         if self._engine is not None:
             out["engine"] = self._engine.health()
         return out

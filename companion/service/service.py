@@ -153,9 +153,18 @@ class Service:
 
     # -- views ---------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
+        """``status``: ``ok``, or ``degraded`` while a board's log cannot be written
+        (``problems`` says why, one line each)."""
+        boards = {b: r.health() for b, r in self.boards.items()}
+        problems = [
+            f"board {b}: session log: {h['storage_error']}"
+            for b, h in boards.items()
+            if "storage_error" in h
+        ]
         return {
-            "status": "ok",
-            "boards": {b: r.health() for b, r in self.boards.items()},
+            "status": "degraded" if problems else "ok",
+            "problems": problems,
+            "boards": boards,
         }
 
     def board_list(self) -> list[dict[str, Any]]:

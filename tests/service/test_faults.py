@@ -1,0 +1,200 @@
+"""Faults a venue's bad day brings, on a really started ``serve`` (issue 26).
+
+Each test asserts what people see (``/health``, the messages the pages get, the
+server's output) and that the session log holds exactly what was broadcast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.sync.client import connect
+
+from .conftest import Server, free_port, launch, read_jsonl, session_log, start_server
+
+SIM = "sim://?speed=0&seed=5&mistakes=0.1"
+
+
+class Spectator:
+    """A page on the board's WebSocket, in a thread: keeps every message it gets."""
+
+    def __init__(self, server: Server) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._ws = connect(f"{server.ws}/ws/board/1?role=spectator").__enter__()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            try:
+                text = self._ws.recv(timeout=0.2)
+            except TimeoutError:
+                continue
+            except Exception:
+                return
+            self.messages.append(json.loads(text))
+
+    def events(self) -> list[dict[str, Any]]:
+        """The referee's events (those with a sequence number), as broadcast."""
+        return [
+            {k: v for k, v in m.items() if k not in ("board", "server_time")}
+            for m in self.messages
+            if "seq" in m and m.get("type") not in ("state", "storage", "link", "suggestion")
+        ]
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._ws.close()
+
+
+def _wait(predicate: Any, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def _logged_events(data: Path) -> list[dict[str, Any]]:
+    return [ln for ln in read_jsonl(session_log(data)) if "seq" in ln]
+
+
+# -- defect 9: one corrupt line in the middle of a log -------------------------------------------
+
+
+def test_a_corrupt_line_in_the_middle_is_skipped_and_reported(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    args = ("--source", "sim://?speed=0&seed=3", "--no-engine")
+    server = start_server(data, *args)
+    _wait(lambda: server.get("/api/board/1/state").json()["moves"].__len__() >= 4)
+    server.stop()
+    log = session_log(data)
+    raw = log.read_bytes().split(b"\n")
+    # damage an observation in the middle, and an event line
+    observation = next(
+        i for i in range(5, len(raw)) if b'"pits"' in raw[i] and b"seq" not in raw[i]
+    )
+    event = next(i for i in range(observation, len(raw)) if b'"seq"' in raw[i])
+    raw[observation] = b'{"t": 12.5, "pits": [4, 4, \x00garbage'
+    raw[event] = b"[1, 2, 3]"
+    log.write_bytes(b"\n".join(raw))
+    again = start_server(data, *args)
+    try:
+        health = again.get("/health").json()["boards"]["1"]
+        assert health["resumed"] is True
+        lines = {d["line"]: d for d in health["damaged_lines"]}
+        assert sorted(lines) == [observation + 1, event + 1]
+        assert "not JSON" in lines[observation + 1]["why"]
+        assert lines[observation + 1]["held"].startswith('{"t": 12.5, "pits": [4, 4,')
+        assert lines[event + 1]["why"] == "not a JSON object"
+        # everything else was kept: the game goes on from the logged moves
+        assert len(again.get("/api/board/1/state").json()["moves"]) >= 3
+        assert again.get("/api/board/1/events").json()["total"] >= 4
+        out = again.log_text()
+        assert f"line {observation + 1}" in out and "Traceback" not in out
+    finally:
+        again.stop()
+
+
+# -- defect 3: disk full -------------------------------------------------------------------------
+
+
+def _disk_full_run(server: Server, fill: Any, free: Any, data: Path) -> None:
+    page = Spectator(server)
+    try:
+        _wait(lambda: len(page.events()) >= 5)
+        fill()
+        _wait(lambda: server.get("/health").json()["status"] == "degraded", 10)
+        health = server.get("/health").json()
+        assert health["boards"]["1"]["storage"] == "failing"
+        assert "No space left" in health["problems"][0]
+        _wait(lambda: any(m.get("type") == "storage" for m in page.messages), 5)
+        storage = [m for m in page.messages if m.get("type") == "storage"]
+        assert storage[0]["state"] == "failing" and "No space left" in storage[0]["detail"]
+        # the game waits: nothing more is broadcast or written while the disk is full
+        time.sleep(1.0)
+        shown, size = len(page.events()), session_log(data).stat().st_size
+        time.sleep(1.5)
+        assert len(page.events()) == shown
+        assert session_log(data).stat().st_size == size
+        # a command cannot be recorded: refused, with why
+        refused = server.post("/api/board/1/command", json={"command": "undo"})
+        assert refused.status_code == 409 and "cannot be written" in refused.json()["detail"]
+        free()
+        _wait(lambda: server.get("/health").json()["status"] == "ok", 10)
+        _wait(lambda: len(page.events()) >= shown + 5, 20)
+        assert [m["state"] for m in page.messages if m.get("type") == "storage"] == [
+            "failing",
+            "ok",
+        ]
+        assert server.get("/health").json()["boards"]["1"]["dropped_observations"] > 0
+    finally:
+        server.stop()
+        page.close()
+    logged = _logged_events(data)
+    shown_events = page.events()
+    # the log is exactly what was broadcast (from when the page connected): no event written
+    # later from a buffer, none twice
+    # (events after the page's last one were in flight when the server stopped)
+    window = range(shown_events[0]["seq"], shown_events[-1]["seq"] + 1)
+    assert [e for e in logged if e["seq"] in window] == shown_events
+    seqs = [e["seq"] for e in logged]
+    assert seqs == sorted(set(seqs))
+    out = server.log_text()
+    assert out.count("No space left") == 1, out
+    assert "Traceback" not in out
+
+
+def test_a_full_disk_is_reported_and_the_game_resumes_when_room_returns(tmp_path: Path) -> None:
+    """The write failure injected at the file layer (:mod:`tests.service.faulty_disk`)."""
+    data = tmp_path / "data"
+    flag = tmp_path / "disk-full"
+    port = free_port()
+    cmd = [sys.executable, "-m", "tests.service.faulty_disk", str(flag), "serve"]
+    cmd += ["--port", str(port), "--data-dir", str(data), "--source", SIM, "--no-engine"]
+    server = launch(cmd, port, data)
+    _disk_full_run(server, flag.touch, flag.unlink, data)
+
+
+def _mount_tmpfs(where: Path, size: str) -> bool:
+    where.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+    )
+    return done.returncode == 0
+
+
+def test_a_really_full_tmpfs_is_reported_and_the_game_resumes(tmp_path: Path) -> None:
+    """The same on a real small file system, filled up and freed (where mounting is allowed)."""
+    disk = tmp_path / "disk"
+    if not _mount_tmpfs(disk, "2m"):
+        pytest.skip("mounting a tmpfs is not allowed here (the injected fault test covers it)")
+    try:
+        data = disk / "data"
+        server = start_server(data, "--source", SIM, "--no-engine")
+        filler = disk / "filler"
+
+        def fill() -> None:
+            fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+            try:
+                with pytest.raises(OSError, match="No space left"):
+                    while True:
+                        os.write(fd, b"\0" * 4096)
+            finally:
+                os.close(fd)
+
+        _disk_full_run(server, fill, filler.unlink, data)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
