@@ -52,7 +52,7 @@ from core.referee.session import (
 
 from .commands import validate_command
 from .hub import Hub, Subscriber
-from .index import GameIndex
+from .index import GameIndex, IndexWriter, Ref
 from .recorder import DamagedLine, LogWriteError, SessionLog, read_log
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,7 @@ class BoardRuntime:
         source: Any,
         *,
         index: GameIndex,
+        writer: IndexWriter,
         data_dir: Path,
         start: Position,
         referee_settings: dict[str, Any] | None = None,
@@ -91,6 +92,7 @@ class BoardRuntime:
         self.url = url
         self.source = source
         self.index = index
+        self.writer = writer
         self.data_dir = data_dir
         self.fair_play = fair_play
         self.hub = Hub()
@@ -128,8 +130,8 @@ class BoardRuntime:
         self._game_events: list[dict[str, Any]] = []
         """The events of the game being played: its record is rebuilt from them."""
         self.session: SessionLog
-        self.log_id: int
-        self.game_id: int
+        self.log_ref: Ref
+        self.game_ref: Ref
 
     # -- life cycle ----------------------------------------------------------------
     async def start(self) -> None:
@@ -148,7 +150,7 @@ class BoardRuntime:
                     existing["path"],
                     exc,
                 )
-                self.index.close_log(int(existing["id"]))
+                self.writer.close_log(Ref(int(existing["id"])))
         if not resumed:
             self._new_log()
         if self._engine_factory is not None:
@@ -228,8 +230,8 @@ class BoardRuntime:
                 break
         self.session = SessionLog.create(folder / name, header)
         rel = str((folder / name).relative_to(self.data_dir))
-        self.log_id = self.index.add_log(self.board, self.url, rel)
-        self.game_id = self.index.start_game(self.board, self.log_id, self.referee.start.rules)
+        self.log_ref = self.writer.add_log(self.board, self.url, rel)
+        self.game_ref = self.writer.start_game(self.board, self.log_ref, self.referee.start.rules)
         log.info("board %s: new session log %s", self.board, rel)
 
     def _resume_log(self, row: dict[str, Any]) -> None:
@@ -278,9 +280,12 @@ class BoardRuntime:
                 self._game_events = []
             else:
                 self._game_events.append(event)
-        self.log_id = int(row["id"])
-        self.game_id = self.index.last_game(self.log_id) or self.index.start_game(
-            self.board, self.log_id, self.referee.start.rules
+        self.log_ref = Ref(int(row["id"]))
+        last = self.index.last_game(int(row["id"]))
+        self.game_ref = (
+            Ref(last)
+            if last is not None
+            else self.writer.start_game(self.board, self.log_ref, self.referee.start.rules)
         )
         self._offset = 0.0
         self._restarted = True
@@ -487,13 +492,13 @@ class BoardRuntime:
             # or set up on the board after a game ended (the referee saw it: "auto")
             new_game = True
             self._index_game()  # the game that ends: its last events
-            self.index.end_game(self.game_id)
+            self.writer.end_game(self.game_ref)
             self._game_start = Position.from_json(line["position"])
             self._game_events = []
             names = names or {}
-            self.game_id = self.index.start_game(
+            self.game_ref = self.writer.start_game(
                 self.board,
-                self.log_id,
+                self.log_ref,
                 self._game_start.rules,
                 south=names.get("south"),
                 north=names.get("north"),
@@ -533,8 +538,8 @@ class BoardRuntime:
         # ends at a new_game is indexed after the referee has started the next one)
         record = self.record()
         ended = time.time() if record.final().is_over else None
-        self.index.update_game(
-            self.game_id,
+        self.writer.update_game(
+            self.game_ref,
             moves=len(record.moves),
             result=record.result(),
             record=record.to_json(),

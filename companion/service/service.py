@@ -26,7 +26,7 @@ from core.rules import parse_rules_spec
 
 from .board import BoardRuntime
 from .config import ServiceConfig
-from .index import GameIndex
+from .index import GameIndex, IndexWriter
 from .sources import (
     check_source,
     is_camera_url,
@@ -88,6 +88,7 @@ class Service:
             )
         )
         self.index: GameIndex | None = None
+        self.index_writer: IndexWriter | None = None
         self.boards: dict[str, BoardRuntime] = {}
 
     def pit_photos_for(self, url: str) -> Path | None:
@@ -113,6 +114,7 @@ class Service:
     async def start(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.index = GameIndex(self.data_dir / "games.sqlite")
+        self.index_writer = IndexWriter(self.index.path)
         loop = asyncio.get_running_loop()
         for number, url in enumerate(self.urls, start=1):
             board = str(number)
@@ -121,6 +123,7 @@ class Service:
                 url,
                 self._source_factory(url),
                 index=self.index,
+                writer=self.index_writer,
                 data_dir=self.data_dir,
                 start=Position.initial(self.board_rules[number - 1]),
                 referee_settings=referee_settings_for(url),
@@ -135,6 +138,8 @@ class Service:
     async def stop(self) -> None:
         for runtime in self.boards.values():
             await runtime.stop()
+        if self.index_writer is not None:
+            await asyncio.to_thread(self.index_writer.close)
         if self.index is not None:
             self.index.close()
         log.info("service stopped; logs closed")
@@ -161,11 +166,15 @@ class Service:
             for b, h in boards.items()
             if "storage_error" in h
         ]
-        return {
+        out: dict[str, Any] = {
             "status": "degraded" if problems else "ok",
             "problems": problems,
             "boards": boards,
         }
+        if self.index_writer is not None:
+            # the index is a copy: while it waits the games go on (status stays ok)
+            out["index"] = self.index_writer.health()
+        return out
 
     def board_list(self) -> list[dict[str, Any]]:
         return [

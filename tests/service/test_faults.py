@@ -198,3 +198,62 @@ def test_a_really_full_tmpfs_is_reported_and_the_game_resumes(tmp_path: Path) ->
         _disk_full_run(server, fill, filler.unlink, data)
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+# -- defect 4: an outside lock on the games index ------------------------------------------------
+
+HOLD_LOCK = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+db.execute("ROLLBACK")
+"""
+
+
+def test_a_locked_index_never_stops_the_game_or_the_pages(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    # a lively pace, not flat out: on a loaded machine a board read flat out makes /health slow
+    # whatever the index does
+    server = start_server(data, "--source", "sim://?speed=5&seed=5&mistakes=0.1", "--no-engine")
+    page = Spectator(server)
+    try:
+        _wait(lambda: len(page.events()) >= 3)
+        # a backup holds the write lock for 6 s
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD_LOCK, str(data / "games.sqlite"), "6"],
+            stdout=subprocess.PIPE,
+        )
+        assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+        before = len(page.events())
+        slowest = 0.0
+        waiting = False
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            t0 = time.monotonic()
+            health = server.get("/health").json()
+            slowest = max(slowest, time.monotonic() - t0)
+            waiting = waiting or health["index"]["state"] == "waiting"
+            time.sleep(0.1)
+        during = len(page.events())
+        assert holder.wait(10) == 0
+        # (before: /health waited for SQLite's 5 s lock timeout, again and again)
+        assert slowest < 2.0, f"/health took {slowest:.2f} s while the index was locked"
+        assert during >= before + 3, "events stopped while the index was locked"
+        assert waiting and "locked" in health["index"]["error"]
+        assert health["status"] == "ok"  # the game goes on; the index is only a copy
+        # once the lock is gone, the index catches up with the game
+        _wait(lambda: server.get("/health").json()["index"]["pending"] == 0, 10)
+        _wait(lambda: server.get("/health").json()["index"]["state"] == "ok", 10)
+        moves = len(server.get("/api/board/1/state").json()["moves"])
+        games = server.get("/api/games").json()
+        assert games and games[0]["moves"] >= min(moves, 1)
+    finally:
+        server.stop()
+        page.close()
+    logged = _logged_events(data)
+    shown = page.events()
+    window = range(shown[0]["seq"], shown[-1]["seq"] + 1)
+    assert [e for e in logged if e["seq"] in window] == shown
+    assert "Traceback" not in server.log_text()
