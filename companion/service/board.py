@@ -43,13 +43,14 @@ from core.position import Position
 from core.records import GameRecord, records_from_events
 from core.referee import CommandError, Event, Referee
 from core.referee.session import (
-    SessionError,
     feed_line,
     line_kind,
     referee_from_header,
     session_header,
 )
 
+from .checkpoint import CHECKPOINT_BUSY, Checkpointer
+from .checkpoint import load as load_checkpoint
 from .commands import validate_command
 from .hub import Hub, Subscriber
 from .index import GameIndex, IndexWriter, Ref
@@ -113,6 +114,14 @@ class BoardRuntime:
         self._unwritten = None
         """Events the referee gave whose write failed: written (then shown) when it can."""
         self._retry_handle: asyncio.TimerHandle | None = None
+        self.resuming = False
+        """True while the log is being replayed (the board does not play yet)."""
+        self.resume_seconds: float | None = None
+        self._ready: asyncio.Task[None] | None = None
+        self._busy = 0.0
+        """Seconds spent judging since the last checkpoint."""
+        self._game_ended = False
+        self._checkpointer: Checkpointer
         self._start = start
         self._settings = dict(referee_settings or {})
         self._engine_factory = engine_factory
@@ -135,28 +144,48 @@ class BoardRuntime:
 
     # -- life cycle ----------------------------------------------------------------
     async def start(self) -> None:
+        """Open the source and the log: a new log at once; a log to resume is replayed
+        on a thread (``await ready()``), the pages and /health answering meanwhile."""
         loop = asyncio.get_running_loop()
         existing = self.index.open_log(self.board) if self._resume else None
-        resumed = False
+        self.source.open()  # a source that cannot open stops the start here
         if existing is not None and (self.data_dir / existing["path"]).is_file():
-            try:
-                self._resume_log(existing)
-                resumed = True
-            except (SessionError, KeyError, TypeError, ValueError, IndexError) as exc:
-                # its header is unreadable: no game to resume from it; it stays on disk as is
-                log.error(
-                    "board %s: cannot resume %s (%s); a new session log is started",
-                    self.board,
-                    existing["path"],
-                    exc,
-                )
-                self.writer.close_log(Ref(int(existing["id"])))
-        if not resumed:
+            self.resuming = True
+            self._ready = asyncio.create_task(self._resume_and_run(existing, loop))
+        else:
             self._new_log()
+            self._run(loop)
+
+    async def ready(self) -> None:
+        """Wait until the board plays (its log resumed, if it had one)."""
+        if self._ready is not None:
+            await self._ready
+
+    async def _resume_and_run(
+        self, existing: dict[str, Any], loop: asyncio.AbstractEventLoop
+    ) -> None:
+        started = time.monotonic()
+        try:
+            await asyncio.to_thread(self._resume_log, existing)
+        except Exception as exc:
+            # its header is unreadable...: no game to resume from it; it stays on disk as is
+            log.error(
+                "board %s: cannot resume %s (%s); a new session log is started",
+                self.board,
+                existing["path"],
+                exc,
+            )
+            self.writer.close_log(Ref(int(existing["id"])))
+            self._new_log()
+        self.resume_seconds = round(time.monotonic() - started, 3)
+        self.resuming = False
+        self._run(loop)
+
+    def _run(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The engine, the source's thread, and the task that judges what it reads."""
         if self._engine_factory is not None:
             self._engine = self._engine_factory(self._on_suggestion)
             self._engine.update(self.referee.position)
-        self.source.open()
         self._thread = threading.Thread(
             target=self._pump, args=(loop,), name=f"source-{self.board}", daemon=True
         )
@@ -170,6 +199,9 @@ class BoardRuntime:
             self.source.close()
         except Exception:  # a broken source must not stop the shutdown
             log.exception("board %s: closing the source failed", self.board)
+        if self._ready is not None and not self._ready.done():
+            with contextlib.suppress(Exception):  # (a replay cannot be cut short: wait)
+                await self._ready
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 5.0)
         if self._task is not None:
@@ -180,7 +212,11 @@ class BoardRuntime:
             await asyncio.to_thread(self._engine.close)
         if self._retry_handle is not None:
             self._retry_handle.cancel()
-        self.session.close()
+        if hasattr(self, "session"):
+            if self._unwritten is None and self.storage_error is None:
+                self._checkpoint()  # the next start replays nothing
+            await asyncio.to_thread(self._checkpointer.close)
+            self.session.close()
 
     def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
         """The source thread: hand every item to the event loop."""
@@ -199,16 +235,41 @@ class BoardRuntime:
         while True:
             item = await self._queue.get()
             published = self.hub.published
+            began = time.perf_counter()
             try:
                 self.handle(item)
             except Exception:
                 # one bad item must not stop the board; it is in the log for a post-mortem
                 log.exception("board %s: could not handle %r", self.board, item)
+            self._busy += time.perf_counter() - began
+            if self._busy >= CHECKPOINT_BUSY or self._game_ended:
+                self._checkpoint()
             # get() does not yield while items are waiting: let HTTP and WebSockets in,
             # and let the pages have what was just published before the next reading
             await asyncio.sleep(0)
             if self.hub.published != published:
                 await self.hub.drained(DRAIN_TIMEOUT)
+
+    def _checkpoint(self) -> None:
+        """Save where the game stands (:mod:`.checkpoint`): a restart replays from here."""
+        if self._unwritten is not None or self.storage_error is not None:
+            return  # what the referee judged is not all in the log yet
+        self._busy = 0.0
+        self._game_ended = False
+        state = {
+            "referee": self.referee,
+            "last_t": self._last_t,
+            "game_start": self._game_start,
+            "game_events": self._game_events,
+            "reading": self.reading,
+            "observations": self.observations,
+        }
+        try:
+            self._checkpointer.save(
+                state, offset=self.session.size, lines=self.session.lines, events=self.events
+            )
+        except Exception as exc:  # (a referee that cannot be pickled...): replays are longer
+            log.warning("board %s: no checkpoint (%s)", self.board, exc)
 
     # -- the log ---------------------------------------------------------------------
     def _new_log(self) -> None:
@@ -229,22 +290,45 @@ class BoardRuntime:
             if not (folder / name).exists():
                 break
         self.session = SessionLog.create(folder / name, header)
+        self._checkpointer = Checkpointer(folder / name, 0, 0)
         rel = str((folder / name).relative_to(self.data_dir))
         self.log_ref = self.writer.add_log(self.board, self.url, rel)
         self.game_ref = self.writer.start_game(self.board, self.log_ref, self.referee.start.rules)
         log.info("board %s: new session log %s", self.board, rel)
 
     def _resume_log(self, row: dict[str, Any]) -> None:
+        """Stand where the log's last line left the game (on a thread: nothing else runs
+        on this board meanwhile). From its checkpoint when it has one that fits."""
         path = self.data_dir / row["path"]
         damaged: list[DamagedLine] = []
-        lines, valid = read_log(path, damaged)
-        self.referee = referee_from_header(lines[0])
-        self._game_start = Position.from_json(lines[0]["start"])
+        checkpoint = load_checkpoint(path)
+        if checkpoint is not None:
+            state = checkpoint.state
+            self.referee = state["referee"]
+            self._last_t = float(state["last_t"])
+            self._game_start = state["game_start"]
+            self._game_events = list(state["game_events"])
+            self.reading = state["reading"]
+            self.observations = int(state["observations"])
+            previous = checkpoint.events
+            lines, valid = read_log(
+                path, damaged, start=checkpoint.offset, first_line=checkpoint.lines + 1
+            )
+            tail, count = lines, checkpoint.lines + len(lines)
+            self._checkpointer = Checkpointer(path, checkpoint.events_bytes, len(previous))
+        else:
+            lines, valid = read_log(path, damaged)
+            self.referee = referee_from_header(lines[0])
+            self._game_start = Position.from_json(lines[0]["start"])
+            self._game_events = []
+            previous = []
+            tail, count = lines[1:], len(lines)
+            self._checkpointer = Checkpointer(path, 0, 0)
         logged: list[dict[str, Any]] = []
         produced: list[dict[str, Any]] = []
         written = 0
         """Events produced up to the last event line in the log: those were written."""
-        for line in lines[1:]:
+        for line in tail:
             kind = line_kind(line)
             if kind == "event":
                 logged.append(line)
@@ -253,7 +337,7 @@ class BoardRuntime:
             if kind == "observation" and isinstance(line.get("t"), int | float):
                 self._last_t = max(self._last_t, float(line["t"]))
             produced.extend(_as_json(e) for e in feed_line(self.referee, line))
-        self.session = SessionLog.open_existing(path, valid, len(lines) + len(damaged))
+        self.session = SessionLog.open_existing(path, valid, count + len(damaged))
         if damaged:
             self.damaged = damaged
             log.warning(
@@ -272,8 +356,7 @@ class BoardRuntime:
         # events the crashed process had not written yet: those after the last logged one
         missing = produced[written:]
         self.session.append_many(missing, sync=True)
-        self.events = produced
-        self._game_events = []
+        self.events = previous + produced
         for event in produced:  # the game being played: since the session's last new_game
             if event.get("type") == "new_game":
                 self._game_start = Position.from_json(event["position"])
@@ -291,12 +374,16 @@ class BoardRuntime:
         self._restarted = True
         self.resumed = True
         self._index_game()
+        self._checkpoint()  # the next restart starts here
         log.info(
-            "board %s: resumed %s at move %d (%d events, %d written now)",
+            "board %s: resumed %s at move %d (%d events; %d lines replayed%s; %d events "
+            "written now)",
             self.board,
             path.name,
             len(self.referee.moves),
-            len(produced),
+            len(self.events),
+            len(tail),
+            " after its checkpoint" if checkpoint is not None else "",
             len(missing),
         )
 
@@ -491,6 +578,7 @@ class BoardRuntime:
             # the next game of the session: from the New game button (names given there),
             # or set up on the board after a game ended (the referee saw it: "auto")
             new_game = True
+            self._game_ended = True  # the game that ended: never replayed again
             self._index_game()  # the game that ends: its last events
             self.writer.end_game(self.game_ref)
             self._game_start = Position.from_json(line["position"])

@@ -88,6 +88,9 @@ class Service:
             )
         )
         self.index: GameIndex | None = None
+        self.starting: dict[str, BoardRuntime] = {}
+        """Boards still resuming their logs (in ``boards`` once they play)."""
+        self._ready: asyncio.Task[None] | None = None
         self.index_writer: IndexWriter | None = None
         self.boards: dict[str, BoardRuntime] = {}
 
@@ -132,11 +135,26 @@ class Service:
                 resume=self.resume,
             )
             await runtime.start()
-            self.boards[board] = runtime
+            self.starting[board] = runtime
             log.info("board %s: %s", board, url)
+        self._ready = asyncio.create_task(self._when_ready())
+
+    async def _when_ready(self) -> None:
+        """Boards join ``boards`` (the API, the pages) in order, once resumed."""
+        for board, runtime in list(self.starting.items()):
+            await runtime.ready()
+            self.boards[board] = runtime
+            del self.starting[board]
+            if runtime.resume_seconds is not None:
+                log.info("board %s: resumed in %.2f s", board, runtime.resume_seconds)
+
+    async def ready(self) -> None:
+        """Wait until every board plays."""
+        if self._ready is not None:
+            await self._ready
 
     async def stop(self) -> None:
-        for runtime in self.boards.values():
+        for runtime in [*self.boards.values(), *self.starting.values()]:
             await runtime.stop()
         if self.index_writer is not None:
             await asyncio.to_thread(self.index_writer.close)
@@ -158,7 +176,8 @@ class Service:
 
     # -- views ---------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
-        """``status``: ``ok``, or ``degraded`` while a board's log cannot be written
+        """``status``: ``ok``; ``resuming`` while boards replay their logs after a restart
+        (``resuming`` lists them); ``degraded`` while a board's log cannot be written
         (``problems`` says why, one line each)."""
         boards = {b: r.health() for b, r in self.boards.items()}
         problems = [
@@ -167,10 +186,12 @@ class Service:
             if "storage_error" in h
         ]
         out: dict[str, Any] = {
-            "status": "degraded" if problems else "ok",
+            "status": "resuming" if self.starting else "degraded" if problems else "ok",
             "problems": problems,
             "boards": boards,
         }
+        if self.starting:
+            out["resuming"] = sorted(self.starting)
         if self.index_writer is not None:
             # the index is a copy: while it waits the games go on (status stays ok)
             out["index"] = self.index_writer.health()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from websockets.sync.client import connect
 
@@ -124,10 +126,12 @@ def _disk_full_run(server: Server, fill: Any, free: Any, data: Path) -> None:
         assert storage[0]["state"] == "failing" and "No space left" in storage[0]["detail"]
         # the game waits: nothing more is broadcast or written while the disk is full
         time.sleep(1.0)
-        shown, size = len(page.events()), session_log(data).stat().st_size
+        # (a write may fill the last free bytes for an instant before it is cut back: the
+        # log's whole lines are what counts)
+        shown, lines = len(page.events()), read_jsonl(session_log(data))
         time.sleep(1.5)
         assert len(page.events()) == shown
-        assert session_log(data).stat().st_size == size
+        assert read_jsonl(session_log(data)) == lines
         # a command cannot be recorded: refused, with why
         refused = server.post("/api/board/1/command", json={"command": "undo"})
         assert refused.status_code == 409 and "cannot be written" in refused.json()["detail"]
@@ -257,3 +261,85 @@ def test_a_locked_index_never_stops_the_game_or_the_pages(tmp_path: Path) -> Non
     window = range(shown[0]["seq"], shown[-1]["seq"] + 1)
     assert [e for e in logged if e["seq"] in window] == shown
     assert "Traceback" not in server.log_text()
+
+
+# -- defect 5: restart time bounded ---------------------------------------------------------
+
+
+def _full_replay(log: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    from core.referee.session import feed_line, referee_from_header
+
+    lines = read_jsonl(log)
+    referee = referee_from_header(lines[0])
+    events: list[dict[str, Any]] = []
+    for line in lines[1:]:
+        events.extend(json.loads(json.dumps(e.to_json())) for e in feed_line(referee, line))
+    return events, [m.name for m in referee.moves]
+
+
+def _replayed_lines(output: str) -> tuple[int, bool]:
+    import re
+
+    found = re.findall(r"(\d+) lines replayed( after its checkpoint)?", output)
+    assert found, output
+    return int(found[-1][0]), bool(found[-1][1])
+
+
+def test_a_restart_replays_only_since_the_last_checkpoint(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    args = ("--source", SIM, "--no-engine")
+    server = start_server(data, *args)
+    _wait(lambda: len(server.get("/api/board/1/state").json()["moves"]) >= 12, 60)
+    server.stop(signal.SIGKILL)
+    log = session_log(data)
+    total = len(read_jsonl(log))
+    events, moves = _full_replay(log)
+    assert (log.parent / (log.name + ".checkpoint")).is_file()
+    again = start_server(data, *args)
+    try:
+        replayed, used = _replayed_lines(again.log_text())
+        assert used and replayed < total / 2, (replayed, total)
+        # from the checkpoint and the tail, exactly what a replay of the whole log gives
+        history = again.get("/api/board/1/events", params={"limit": 5000}).json()["events"]
+        assert history[: len(events)] == events
+        shown = [m["name"] for m in again.get("/api/board/1/state").json()["moves"]]
+        assert shown[: len(moves)] == moves or any(
+            e["type"] == "new_game" for e in history[len(events) :]
+        )
+    finally:
+        again.stop()
+
+
+def test_health_answers_while_a_log_is_resumed(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    args = ("--source", SIM, "--no-engine")
+    server = start_server(data, *args)
+    _wait(lambda: len(server.get("/api/board/1/state").json()["moves"]) >= 6, 60)
+    server.stop(signal.SIGKILL)
+    log = session_log(data)
+    (log.parent / (log.name + ".checkpoint")).unlink()  # a whole log to replay: seconds
+    port = free_port()
+    cmd = [sys.executable, "-m", "companion.commands.serve", "serve", "--port", str(port)]
+    cmd += ["--data-dir", str(data), *args]
+    out = tmp_path / "again.out"
+    with out.open("wb") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
+    seen: list[tuple[int, str]] = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+            except httpx.HTTPError:
+                time.sleep(0.02)
+                continue
+            seen.append((answer.status_code, answer.json()["status"]))
+            if answer.status_code == 200:
+                break
+        assert (503, "resuming") in seen, seen
+        assert seen[-1] == (200, "ok"), seen
+        replayed, used = _replayed_lines(out.read_text())
+        assert not used and replayed > 0
+    finally:
+        proc.terminate()
+        proc.wait(15)
