@@ -220,11 +220,13 @@ def _pad(log: Path, megabytes: float) -> int:
     return added
 
 
-def _last_replayed(text: str) -> str:
+def _last_replayed(text: str) -> tuple[str, float]:
+    """The server's own account of its last resume: lines replayed, seconds it took."""
     import re
 
     found = re.findall(r"\d+ lines replayed(?: after its checkpoint)?", text)
-    return found[-1] if found else "?"
+    took = re.findall(r"resumed in ([0-9.]+) s", text)
+    return (found[-1] if found else "?"), (float(took[-1]) if took else float("nan"))
 
 
 def restart_run(sizes: list[float], record_seconds: float) -> None:
@@ -269,9 +271,16 @@ def restart_run(sizes: list[float], record_seconds: float) -> None:
             rss = _rss_mb(proc.pid)
             proc.send_signal(signal.SIGTERM)
             proc.wait(30)
-            replayed = _last_replayed((Path(tmp) / f"again{mb:g}.out").read_text())
-            print(f"  {size:7.1f} {full:14.2f} {first:15.2f} {plays:8.2f} {rss:7.0f}  {replayed}")
+            replayed, resumed = _last_replayed((Path(tmp) / f"again{mb:g}.out").read_text())
+            if os.environ.get("BENCH_KEEP"):
+                shutil.copytree(tmp, os.environ["BENCH_KEEP"], dirs_exist_ok=True)
+            print(
+                f"  {size:7.1f} {full:14.2f} {first:15.2f} {plays:8.2f} {resumed:9.2f} "
+                f"{rss:7.0f}  {replayed}"
+            )
         print("  goal: plays (200 from /health) under 2 s after SIGKILL at any length")
+        print("  (resume s: the server's own time from the start of its resume to playing;")
+        print("  the rest of 'plays' is the Python process starting, as a fresh start)")
         print(f"  load average {Path('/proc/loadavg').read_text().strip()}")
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from companion.commands.rules import rules_spec
 from companion.service.config import ServiceConfig, load_config
-from companion.service.preflight import preflight
+from companion.service.preflight import StartError, preflight
 from companion.service.service import Service, is_loopback
 from companion.service.sources import is_camera_url
 from dashboard.views import links_text
@@ -183,6 +183,13 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
     service = Service(sources, config, resume=resume)  # checks every source first
     # the data directory, the index, the port: refused now, before anything is recorded
     sock = preflight(service.data_dir, config.host, config.port)
+    conflicts = service.resume_conflicts()
+    if conflicts:
+        sock.close()
+        raise StartError(
+            "; ".join(conflicts) + ": start with --fresh to begin new games (the old "
+            "session stays in the history), or give the same --source and --rules to resume it"
+        )
     app = create_app(service)
     shown = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     base = f"http://{shown}:{config.port}"

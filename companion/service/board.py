@@ -294,6 +294,7 @@ class BoardRuntime:
         rel = str((folder / name).relative_to(self.data_dir))
         self.log_ref = self.writer.add_log(self.board, self.url, rel)
         self.game_ref = self.writer.start_game(self.board, self.log_ref, self.referee.start.rules)
+        self._index_game()  # its (empty) record at once: it exports before its first move
         log.info("board %s: new session log %s", self.board, rel)
 
     def _resume_log(self, row: dict[str, Any]) -> None:

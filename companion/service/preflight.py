@@ -86,7 +86,6 @@ def bind_socket(host: str, port: int) -> socket.socket:
                 f"port {port} needs administrator rights here: choose one above 1023 with --port"
             ) from None
         raise StartError(f"cannot listen on {host} port {port}: {exc.strerror}") from None
-    sock.set_inheritable(True)
     return sock
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import ipaddress
+import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -114,6 +115,33 @@ class Service:
         return hmac.compare_digest(given.encode(), self.config.token.encode())
 
     # -- life cycle ----------------------------------------------------------------------
+    def resume_conflicts(self) -> list[str]:
+        """Boards whose unfinished session was recorded with another source or rule set
+        than this start asks for (one line each); resuming them would play the old one."""
+        if not self.resume or not (self.data_dir / "games.sqlite").is_file():
+            return []
+        index = GameIndex(self.data_dir / "games.sqlite")
+        found: list[str] = []
+        try:
+            for number, url in enumerate(self.urls, start=1):
+                row = index.open_log(str(number))
+                path = None if row is None else self.data_dir / row["path"]
+                if row is None or path is None or not path.is_file():
+                    continue
+                rules = Position.initial(self.board_rules[number - 1]).rules
+                with path.open("rb") as fh:
+                    try:
+                        recorded = json.loads(fh.readline()).get("rules")
+                    except (ValueError, AttributeError):
+                        recorded = None  # an unreadable header: the board starts a new log
+                if row["source"] != url:
+                    found.append(f"board {number} was recorded from {row['source']}, not {url}")
+                elif recorded is not None and recorded != rules and url.split(":")[0] != "replay":
+                    found.append(f"board {number} was recorded playing {recorded}, not {rules}")
+        finally:
+            index.close()
+        return found
+
     async def start(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.index = GameIndex(self.data_dir / "games.sqlite")

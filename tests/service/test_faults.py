@@ -343,3 +343,21 @@ def test_health_answers_while_a_log_is_resumed(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+# -- defect 12: smaller ---------------------------------------------------------------------------
+
+
+def test_a_game_exports_before_its_first_event(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "data", "--source", "sim://?speed=0.01", "--no-engine")
+    try:
+        _wait(lambda: bool(server.get("/api/games").json()), 10)
+        game = server.get("/api/games").json()[0]
+        assert game["moves"] == 0
+        ogn = server.get(f"/api/games/{game['id']}/export", params={"format": "ogn"})
+        assert ogn.status_code == 200, ogn.text
+        assert '[Result "*"]' in ogn.text
+        as_json = server.get(f"/api/games/{game['id']}/export", params={"format": "json"})
+        assert as_json.status_code == 200 and as_json.json()["moves"] == []
+    finally:
+        server.stop()

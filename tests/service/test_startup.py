@@ -86,3 +86,25 @@ def test_a_read_only_data_directory_is_named(tmp_path: Path) -> None:
         _refused(done, str(disk / "data"), "cannot be written", "Read-only")
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+@pytest.mark.parametrize(
+    ("again", "words"),
+    [
+        (("--source", "sim://?speed=0.01&seed=2"), ("recorded from sim://?speed=0.01&seed=1",)),
+        (("--source", "sim://?speed=0.01&seed=1", "--rules", "oware"), ("recorded playing",)),
+    ],
+)
+def test_resuming_with_another_source_or_rules_names_fresh(
+    tmp_path: Path, again: tuple[str, ...], words: tuple[str, ...]
+) -> None:
+    from .conftest import start_server
+
+    data = tmp_path / "data"
+    first = start_server(data, "--source", "sim://?speed=0.01&seed=1", "--no-engine")
+    first.stop()
+    _refused(_serve(data, *again), "--fresh", *words)
+    assert len(list(data.glob("sessions/*.jsonl"))) == 1  # nothing new recorded
+    fresh = start_server(data, *again, "--no-engine", "--fresh")  # and --fresh starts anew
+    fresh.stop()
+    assert len(list(data.glob("sessions/*.jsonl"))) == 2
