@@ -112,10 +112,16 @@ def test_a_corrupt_line_in_the_middle_is_skipped_and_reported(tmp_path: Path) ->
 # -- defect 3: disk full -------------------------------------------------------------------------
 
 
-def _disk_full_run(server: Server, fill: Any, free: Any, data: Path) -> None:
+def _disk_full_run(
+    server: Server, fill: Any, free: Any, data: Path, browser_page: Any = None
+) -> None:
     page = Spectator(server)
     try:
         _wait(lambda: len(page.events()) >= 5)
+        if browser_page is not None:
+            browser_page.goto(f"{server.url}/board/1?view=referee")
+            browser_page.wait_for_selector("body[data-ready=true]", timeout=20_000)
+            assert browser_page.locator(".alert-storage").count() == 0
         fill()
         _wait(lambda: server.get("/health").json()["status"] == "degraded", 10)
         health = server.get("/health").json()
@@ -135,8 +141,14 @@ def _disk_full_run(server: Server, fill: Any, free: Any, data: Path) -> None:
         # a command cannot be recorded: refused, with why
         refused = server.post("/api/board/1/command", json={"command": "undo"})
         assert refused.status_code == 409 and "cannot be written" in refused.json()["detail"]
+        if browser_page is not None:  # the referee's page says so, in a card
+            card = browser_page.wait_for_selector(".alert-storage", timeout=10_000)
+            assert "cannot be recorded" in card.inner_text()
+            assert "No space left" in card.inner_text()
         free()
         _wait(lambda: server.get("/health").json()["status"] == "ok", 10)
+        if browser_page is not None:
+            browser_page.wait_for_selector(".alert-storage", state="detached", timeout=10_000)
         _wait(lambda: len(page.events()) >= shown + 5, 20)
         assert [m["state"] for m in page.messages if m.get("type") == "storage"] == [
             "failing",
@@ -161,14 +173,22 @@ def _disk_full_run(server: Server, fill: Any, free: Any, data: Path) -> None:
 
 
 def test_a_full_disk_is_reported_and_the_game_resumes_when_room_returns(tmp_path: Path) -> None:
-    """The write failure injected at the file layer (:mod:`tests.service.faulty_disk`)."""
+    """The write failure injected at the file layer (:mod:`tests.service.faulty_disk`); the
+    referee's page in a real Chromium shows it, then not once there is room."""
     data = tmp_path / "data"
     flag = tmp_path / "disk-full"
     port = free_port()
     cmd = [sys.executable, "-m", "tests.service.faulty_disk", str(flag), "serve"]
     cmd += ["--port", str(port), "--data-dir", str(data), "--source", SIM, "--no-engine"]
     server = launch(cmd, port, data)
-    _disk_full_run(server, flag.touch, flag.unlink, data)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        try:
+            _disk_full_run(server, flag.touch, flag.unlink, data, browser.new_page())
+        finally:
+            browser.close()
 
 
 def _mount_tmpfs(where: Path, size: str) -> bool:
