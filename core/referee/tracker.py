@@ -132,6 +132,14 @@ class Tracker:
         self.still_moves: IntArray = np.zeros(1, dtype=np.int64)
         """Moves in each node's history at the last still board."""
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its caches (the graphs past the root, the reaches): they are
+        rebuilt on use, the same, and were most of a checkpoint's size and time."""
+        state = dict(self.__dict__)
+        state["_graphs"] = {(): self._graphs[()]}
+        state["_reach"] = {}
+        return state
+
     # -- graphs --------------------------------------------------------------------------
     @property
     def root(self) -> Position:
