@@ -20,6 +20,21 @@ spectators (it plays as fast as it is read), so a cheaper broadcast shows as
 more events per second at a lower latency, not as less CPU.
 
     nice .venv/bin/python bench/service.py [--spectators 200] [--seconds 10] [--runs 3]
+    nice .venv/bin/python bench/service.py --restart 1,10,100
+
+``--restart 1,10,100`` measures instead how long a restart after ``SIGKILL``
+takes against the length of the session log (MB), the goal being under 2 s
+whatever the day's length. It records a real session on the virtual board,
+then lengthens its log to each size with readings of the board standing still
+(1.2 kB each, as the sensor board logs them), and for each size prints
+(after the time a fresh start takes, the floor on a loaded machine):
+
+* ``full replay``: the start with no checkpoint (the whole log replayed, as
+  every restart did before checkpoints) until ``/health`` answers 200;
+* after the service has run on that log and been killed with ``SIGKILL``:
+  the time until ``/health`` first answers (503 ``resuming`` or 200), until
+  it answers 200 (the board plays: checkpoint loaded, tail replayed), the
+  lines replayed, and the server's memory then.
 
 Both ends share the machine's clock, so ``time.time()`` differences are
 honest latencies; the spectators run in one asyncio process, so the figure
@@ -61,13 +76,20 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def _start(data: Path, port: int) -> subprocess.Popen[bytes]:
+def _start(
+    data: Path,
+    port: int,
+    *,
+    wait: bool = True,
+    out: Any = subprocess.DEVNULL,
+    level: str = "WARNING",
+) -> subprocess.Popen[bytes]:
     cmd = [
         sys.executable,
         "-m",
         "companion.commands.serve",
         "--log-level",
-        "WARNING",
+        level,
         "serve",
         "--source",
         "sim://?speed=0&seed=5&mistakes=0.1",
@@ -77,14 +99,16 @@ def _start(data: Path, port: int) -> subprocess.Popen[bytes]:
         "--data-dir",
         str(data),
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while wait and time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
                 return proc
         except httpx.HTTPError:
             time.sleep(0.1)
+    if not wait:
+        return proc
     proc.kill()
     raise SystemExit("the server did not start")
 
@@ -154,12 +178,128 @@ def one_run(spectators: int, seconds: float) -> dict[str, Any]:
     }
 
 
+# -- restart time against log length ---------------------------------------------------------
+
+
+def _health_times(port: int, proc: subprocess.Popen[bytes], limit: float) -> tuple[float, float]:
+    """Seconds from now until /health first answers, and until it answers 200."""
+    began = time.monotonic()
+    first = float("nan")
+    while time.monotonic() - began < limit:
+        if proc.poll() is not None:
+            raise SystemExit("the server stopped")
+        try:
+            answer = httpx.get(f"http://127.0.0.1:{port}/health", timeout=1)
+        except httpx.HTTPError:
+            time.sleep(0.01)
+            continue
+        if first != first:  # nan: the first answer
+            first = time.monotonic() - began
+        if answer.status_code == 200:
+            return first, time.monotonic() - began
+        time.sleep(0.01)
+    raise SystemExit(f"the server did not play within {limit:g} s")
+
+
+def _pad(log: Path, megabytes: float) -> int:
+    """Lengthen ``log`` to ``megabytes`` with still readings after its last one; lines added."""
+    lines = [json.loads(x) for x in log.read_bytes().splitlines() if x.strip()]
+    still = [ln for ln in lines if ln.get("stable") is True and "type" not in ln][-1]
+    t = max(float(ln["t"]) for ln in lines[1:] if "t" in ln and "type" not in ln)
+    head, tail = json.dumps({**still, "t": 0.5}, separators=(",", ":")).split('"t":0.5', 1)
+    target = int(megabytes * 1e6)
+    added = 0
+    with log.open("ab") as fh:
+        size = fh.tell()
+        while size < target:
+            t += 0.0125  # 80 readings a second
+            line = f'{head}"t":{t:.4f}{tail}\n'.encode()
+            fh.write(line)
+            size += len(line)
+            added += 1
+    return added
+
+
+def _last_replayed(text: str) -> tuple[str, float]:
+    """The server's own account of its last resume: lines replayed, seconds it took."""
+    import re
+
+    found = re.findall(r"\d+ lines replayed(?: after its checkpoint)?", text)
+    took = re.findall(r"resumed in ([0-9.]+) s", text)
+    return (found[-1] if found else "?"), (float(took[-1]) if took else float("nan"))
+
+
+def restart_run(sizes: list[float], record_seconds: float) -> None:
+    import shutil
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "base"
+        port = _free_port()
+        began = time.monotonic()
+        proc = _start(base, port)
+        fresh = time.monotonic() - began
+        time.sleep(record_seconds)  # a real session: games, mistakes, alerts
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+        print(
+            f"restart after SIGKILL against the session log's length "
+            f"(sim:// session of {record_seconds:g} s, lengthened with still readings)"
+        )
+        print(f"  a fresh start (empty data directory) answers 200 after {fresh:.2f} s")
+        print(
+            f"  {'log MB':>7} {'full replay s':>14} {'first answer s':>15} {'plays s':>8} "
+            f"{'RSS MB':>7}  replayed"
+        )
+        for mb in sizes:
+            data = Path(tmp) / f"d{mb:g}"
+            shutil.copytree(base, data)
+            log = next((data / "sessions").glob("board1-*.jsonl"))
+            for extra in (".checkpoint", ".events"):
+                log.with_name(log.name + extra).unlink(missing_ok=True)
+            _pad(log, mb)
+            size = log.stat().st_size / 1e6
+            port = _free_port()
+            out = (Path(tmp) / f"full{mb:g}.out").open("wb")
+            proc = _start(data, port, wait=False, out=out, level="INFO")
+            _, full = _health_times(port, proc, 1200)
+            time.sleep(2.0)  # it plays on; its checkpoints follow
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+            out = (Path(tmp) / f"again{mb:g}.out").open("wb")
+            proc = _start(data, port, wait=False, out=out, level="INFO")
+            first, plays = _health_times(port, proc, 600)
+            rss = _rss_mb(proc.pid)
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(30)
+            replayed, resumed = _last_replayed((Path(tmp) / f"again{mb:g}.out").read_text())
+            if os.environ.get("BENCH_KEEP"):
+                shutil.copytree(tmp, os.environ["BENCH_KEEP"], dirs_exist_ok=True)
+            print(
+                f"  {size:7.1f} {full:14.2f} {first:15.2f} {plays:8.2f} {resumed:9.2f} "
+                f"{rss:7.0f}  {replayed}"
+            )
+        print("  goal: plays (200 from /health) under 2 s after SIGKILL at any length")
+        print("  (resume s: the server's own time from the start of its resume to playing;")
+        print("  the rest of 'plays' is the Python process starting, as a fresh start)")
+        print(f"  load average {Path('/proc/loadavg').read_text().strip()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--restart",
+        default=None,
+        metavar="MB,MB,...",
+        help="measure restart time against these log lengths instead (e.g. 1,10,100)",
+    )
+    parser.add_argument("--record-seconds", type=float, default=15.0)
     parser.add_argument("--spectators", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    if args.restart:
+        restart_run([float(x) for x in args.restart.split(",")], args.record_seconds)
+        return
     runs = [one_run(args.spectators, args.seconds) for _ in range(args.runs)]
 
     def med(key: str) -> float:

@@ -13,7 +13,8 @@ pseudo-terminal and prints the port, to try ``serial:///that/port`` by hand.
 from __future__ import annotations
 
 import argparse
-import time
+import signal
+import threading
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -52,6 +53,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the game it plays: NAME[:key=value,...] (universal-3, universal-4: a wider board)",
     )
     p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.add_argument(
+        "--link",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the port's path (a symlink made there, removed at exit; a stale one is "
+        "replaced), so that serve --source serial://PATH finds it again after a restart "
+        "(default: a new temporary folder each time)",
+    )
     p.set_defaults(func=virtual_board)
 
 
@@ -62,11 +72,24 @@ def virtual_board(args: argparse.Namespace) -> int:
         faults=args.faults,
         player=PlayerOptions(rules=args.rules, mistakes=args.mistakes),
     )
-    with VirtualBoard(opts) as board:
-        print(f"virtual sensor board on serial://{board.port}", flush=True)
-        end = None if args.seconds is None else time.monotonic() + args.seconds
-        while end is None or time.monotonic() < end:
-            time.sleep(0.2 if end is None else max(0.0, min(0.2, end - time.monotonic())))
+    link: Path | None = args.link
+    if link is not None:
+        link = link.absolute()
+        if (link.exists() or link.is_symlink()) and not link.is_symlink():
+            raise ValueError(f"--link {link} exists and is not a link: give another path")
+        if not link.parent.is_dir():
+            raise ValueError(f"--link {link}: the folder {link.parent} does not exist")
+    # SIGTERM (a supervisor, a test) stops it as Ctrl-C does: the link and folder go
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        with VirtualBoard(opts, None if link is None else str(link)) as board:
+            print(f"virtual sensor board on serial://{board.port}", flush=True)
+            stop.wait(args.seconds)
+    except KeyboardInterrupt:
+        pass  # the with block has unplugged it
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,22 +37,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=run)
 
 
-def read_lines(path: Path) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a session log; a torn last line (a crash mid-write) is skipped."""
-    with path.open(encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
+def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a session log with their line numbers; a torn last line (a crash
+    mid-write) is skipped. A damaged line is a :class:`SessionError` naming it."""
+    lines = path.read_bytes().split(b"\n")
+    if lines and not lines[-1].strip():
+        lines.pop()
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError:
+            obj = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except UnicodeDecodeError:
+            raise SessionError(f"line {number}: not UTF-8 text") from None
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
             if number == len(lines):
                 return  # the process died while writing its last line
-            raise SessionError(f"line {number}: not valid JSON") from None
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
+            raise SessionError(f"line {number}: not valid JSON ({why})") from None
         if not isinstance(obj, dict):
             raise SessionError(f"line {number}: expected a JSON object")
-        yield obj
+        yield number, obj
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,20 +70,33 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"no session log at {path}")
     lines = read_lines(path)
     try:
-        header = next(lines)
+        _, header = next(lines)
     except StopIteration:
         raise ValueError(f"{path} is empty") from None
-    referee = referee_from_header(header)
+    try:
+        referee = referee_from_header(header)
+        start = Position.from_json(header["start"])
+    except SessionError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SessionError(f"line 1: a header this version cannot use ({exc})") from None
     out = sys.stdout
     events: list[dict[str, Any]] = []
-    for line in lines:
-        for event in feed_line(referee, line):
-            as_json = event.to_json()
-            events.append(as_json)
+    for number, line in lines:
+        t = line.get("t", 0.0)
+        if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+            raise SessionError(f"line {number}: its time t must be a finite number, not {t!r}")
+        try:
+            produced = feed_line(referee, line)
+            texts = [json.dumps(e.to_json(), ensure_ascii=False, allow_nan=False) for e in produced]
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise SessionError(f"line {number}: cannot be replayed ({exc})") from None
+        for event, text in zip(produced, texts, strict=True):
+            events.append(event.to_json())
             if args.format == "json" and not args.ogn:
-                out.write(json.dumps(as_json, ensure_ascii=False) + "\n")
+                out.write(text + "\n")
     if args.ogn or args.format == "text":
-        games = records_from_events(Position.from_json(header["start"]), events)
+        games = records_from_events(start, events)
         for number, record in enumerate(games, 1):
             if args.ogn:
                 record.tags.setdefault("Round", str(number))

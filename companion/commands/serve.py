@@ -42,6 +42,7 @@ from pathlib import Path
 
 from companion.commands.rules import rules_spec
 from companion.service.config import ServiceConfig, check_token, load_config
+from companion.service.preflight import StartError, preflight
 from companion.service.service import Service, is_loopback
 from companion.service.sources import is_camera_url
 from dashboard.views import links_text
@@ -191,7 +192,16 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
     if not is_loopback(config.host) and config.token is None:
         config = config.with_overrides(token=secrets.token_urlsafe(18))
         print(f"commands need this token: {config.token}", flush=True)
-    service = Service(sources, config, resume=resume)
+    service = Service(sources, config, resume=resume)  # checks every source first
+    # the data directory, the index, the port: refused now, before anything is recorded
+    sock = preflight(service.data_dir, config.host, config.port)
+    conflicts = service.resume_conflicts()
+    if conflicts:
+        sock.close()
+        raise StartError(
+            "; ".join(conflicts) + ": start with --fresh to begin new games (the old "
+            "session stays in the history), or give the same --source and --rules to resume it"
+        )
     app = create_app(service)
     shown = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     base = f"http://{shown}:{config.port}"
@@ -217,8 +227,8 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
             timeout_graceful_shutdown=3,
         )
     )
-    server.run()
-    return 0
+    server.run(sockets=[sock])
+    return 0 if server.started else 1  # (a start that failed has said why)
 
 
 def serve_command(args: argparse.Namespace) -> int:

@@ -46,12 +46,19 @@ from core.observation import Observation, most_likely
 from core.position import Position
 from core.records import GameRecord, records_from_events
 from core.referee import Event, Referee
-from core.referee.session import feed_line, line_kind, referee_from_header, session_header
+from core.referee.session import (
+    feed_line,
+    line_kind,
+    referee_from_header,
+    session_header,
+)
 
+from .checkpoint import CHECKPOINT_BUSY, Checkpointer
+from .checkpoint import load as load_checkpoint
 from .commands import CommandNotLogged, validate_command
 from .hub import Hub, Subscriber
-from .index import GameIndex
-from .recorder import SessionLog, read_log
+from .index import GameIndex, IndexWriter, Ref
+from .recorder import DamagedLine, LogWriteError, SessionLog, read_log
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +78,9 @@ SILENT_AFTER = 2.0
 #: Link states in which a source is expected to send frames.
 TALKING = ("connected", "unsure")
 
+#: Seconds between two tries to write again after a write failed (a full disk).
+STORAGE_RETRY = 0.5
+
 #: Events after which the position the engine should think about has changed.
 POSITION_EVENTS = frozenset({"move", "corrected", "new_game", "game_over"})
 
@@ -85,6 +95,7 @@ class BoardRuntime:
         source: Any,
         *,
         index: GameIndex,
+        writer: IndexWriter,
         data_dir: Path,
         start: Position,
         referee_settings: dict[str, Any] | None = None,
@@ -97,6 +108,7 @@ class BoardRuntime:
         self.url = url
         self.source = source
         self.index = index
+        self.writer = writer
         self.data_dir = data_dir
         self.fair_play = fair_play
         self.hub = Hub()
@@ -107,6 +119,24 @@ class BoardRuntime:
         """The last still board the source read (most likely counts), for corrections."""
         self.resumed = False
         self.observations = 0
+        self.damaged: list[DamagedLine] = []
+        """Lines of the resumed log that could not be read (skipped)."""
+        self.storage_error: str | None = None
+        """Why the log cannot be written now (a full disk); None when it can."""
+        self.dropped = 0
+        """Observations neither logged nor judged because the log could not be written."""
+        self._unwritten: tuple[list[dict[str, Any]], list[Event], dict[str, Any] | None] | None
+        self._unwritten = None
+        """Events the referee gave whose write failed: written (then shown) when it can."""
+        self._retry_handle: asyncio.TimerHandle | None = None
+        self.resuming = False
+        """True while the log is being replayed (the board does not play yet)."""
+        self.resume_seconds: float | None = None
+        self._ready: asyncio.Task[None] | None = None
+        self._busy = 0.0
+        """Seconds spent judging since the last checkpoint."""
+        self._game_ended = False
+        self._checkpointer: Checkpointer
         self._start = start
         self._settings = dict(referee_settings or {})
         self._engine_factory = engine_factory
@@ -130,21 +160,53 @@ class BoardRuntime:
         self._game_events: list[dict[str, Any]] = []
         """The events of the game being played: its record is rebuilt from them."""
         self.session: SessionLog
-        self.log_id: int
-        self.game_id: int
+        self.log_ref: Ref
+        self.game_ref: Ref
 
     # -- life cycle ----------------------------------------------------------------
     async def start(self) -> None:
+        """Open the source and the log: a new log at once; a log to resume is replayed
+        on a thread (``await ready()``), the pages and /health answering meanwhile."""
         loop = asyncio.get_running_loop()
         existing = self.index.open_log(self.board) if self._resume else None
+        self.source.open()  # a source that cannot open stops the start here
         if existing is not None and (self.data_dir / existing["path"]).is_file():
-            self._resume_log(existing)
+            self.resuming = True
+            self._ready = asyncio.create_task(self._resume_and_run(existing, loop))
         else:
             self._new_log()
+            self._run(loop)
+
+    async def ready(self) -> None:
+        """Wait until the board plays (its log resumed, if it had one)."""
+        if self._ready is not None:
+            await self._ready
+
+    async def _resume_and_run(
+        self, existing: dict[str, Any], loop: asyncio.AbstractEventLoop
+    ) -> None:
+        started = time.monotonic()
+        try:
+            await asyncio.to_thread(self._resume_log, existing)
+        except Exception as exc:
+            # its header is unreadable...: no game to resume from it; it stays on disk as is
+            log.error(
+                "board %s: cannot resume %s (%s); a new session log is started",
+                self.board,
+                existing["path"],
+                exc,
+            )
+            self.writer.close_log(Ref(int(existing["id"])))
+            self._new_log()
+        self.resume_seconds = round(time.monotonic() - started, 3)
+        self.resuming = False
+        self._run(loop)
+
+    def _run(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The engine, the source's thread, and the task that judges what it reads."""
         if self._engine_factory is not None:
             self._engine = self._engine_factory(self._on_suggestion)
             self._engine.update(self.referee.position)
-        self.source.open()
         self._thread = threading.Thread(
             target=self._pump, args=(loop,), name=f"source-{self.board}", daemon=True
         )
@@ -160,6 +222,9 @@ class BoardRuntime:
             self.source.close()
         except Exception:  # a broken source must not stop the shutdown
             log.exception("board %s: closing the source failed", self.board)
+        if self._ready is not None and not self._ready.done():
+            with contextlib.suppress(Exception):  # (a replay cannot be cut short: wait)
+                await self._ready
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 5.0)
         for task in (self._task, self._watch):
@@ -169,7 +234,13 @@ class BoardRuntime:
                     await task
         if self._engine is not None:
             await asyncio.to_thread(self._engine.close)
-        self.session.close()
+        if self._retry_handle is not None:
+            self._retry_handle.cancel()
+        if hasattr(self, "session"):
+            if self._unwritten is None and self.storage_error is None:
+                self._checkpoint()  # the next start replays nothing
+            await asyncio.to_thread(self._checkpointer.close)
+            self.session.close()
 
     def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
         """The source thread: hand every item to the event loop."""
@@ -207,11 +278,15 @@ class BoardRuntime:
         while True:
             item = await self._queue.get()
             published = self.hub.published
+            began = time.perf_counter()
             try:
                 self.handle(item)
             except Exception:
                 # one bad item must not stop the board; it is in the log for a post-mortem
                 log.exception("board %s: could not handle %r", self.board, item)
+            self._busy += time.perf_counter() - began
+            if self._busy >= CHECKPOINT_BUSY or self._game_ended:
+                self._checkpoint()
             # get() does not yield while items are waiting: let HTTP and WebSockets in,
             # and let the pages have what was just published before the next reading
             await asyncio.sleep(0)
@@ -243,6 +318,27 @@ class BoardRuntime:
         log.info("board %s: frames again", self.board)
         self.hub.publish({**self.link, "board": self.board})
 
+    def _checkpoint(self) -> None:
+        """Save where the game stands (:mod:`.checkpoint`): a restart replays from here."""
+        if self._unwritten is not None or self.storage_error is not None:
+            return  # what the referee judged is not all in the log yet
+        self._busy = 0.0
+        self._game_ended = False
+        state = {
+            "referee": self.referee,
+            "last_t": self._last_t,
+            "game_start": self._game_start,
+            "game_events": self._game_events,
+            "reading": self.reading,
+            "observations": self.observations,
+        }
+        try:
+            self._checkpointer.save(
+                state, offset=self.session.size, lines=self.session.lines, events=self.events
+            )
+        except Exception as exc:  # (a referee that cannot be pickled...): replays are longer
+            log.warning("board %s: no checkpoint (%s)", self.board, exc)
+
     # -- the log ---------------------------------------------------------------------
     def _new_log(self) -> None:
         header_source = getattr(self.source, "header", None)
@@ -262,57 +358,101 @@ class BoardRuntime:
             if not (folder / name).exists():
                 break
         self.session = SessionLog.create(folder / name, header)
+        self._checkpointer = Checkpointer(folder / name, 0, 0)
         rel = str((folder / name).relative_to(self.data_dir))
-        self.log_id = self.index.add_log(self.board, self.url, rel)
-        self.game_id = self.index.start_game(self.board, self.log_id, self.referee.start.rules)
+        self.log_ref = self.writer.add_log(self.board, self.url, rel)
+        self.game_ref = self.writer.start_game(self.board, self.log_ref, self.referee.start.rules)
+        self._index_game()  # its (empty) record at once: it exports before its first move
         log.info("board %s: new session log %s", self.board, rel)
 
     def _resume_log(self, row: dict[str, Any]) -> None:
+        """Stand where the log's last line left the game (on a thread: nothing else runs
+        on this board meanwhile). From its checkpoint when it has one that fits."""
         path = self.data_dir / row["path"]
-        lines, valid = read_log(path)
-        self.referee = referee_from_header(lines[0])
-        self._game_start = Position.from_json(lines[0]["start"])
+        damaged: list[DamagedLine] = []
+        checkpoint = load_checkpoint(path)
+        if checkpoint is not None:
+            state = checkpoint.state
+            self.referee = state["referee"]
+            self._last_t = float(state["last_t"])
+            self._game_start = state["game_start"]
+            self._game_events = list(state["game_events"])
+            self.reading = state["reading"]
+            self.observations = int(state["observations"])
+            previous = checkpoint.events
+            lines, valid = read_log(
+                path, damaged, start=checkpoint.offset, first_line=checkpoint.lines + 1
+            )
+            tail, count = lines, checkpoint.lines + len(lines)
+            self._checkpointer = Checkpointer(path, checkpoint.events_bytes, len(previous))
+        else:
+            lines, valid = read_log(path, damaged)
+            self.referee = referee_from_header(lines[0])
+            self._game_start = Position.from_json(lines[0]["start"])
+            self._game_events = []
+            previous = []
+            tail, count = lines[1:], len(lines)
+            self._checkpointer = Checkpointer(path, 0, 0)
         logged: list[dict[str, Any]] = []
         produced: list[dict[str, Any]] = []
-        for line in lines[1:]:
+        written = 0
+        """Events produced up to the last event line in the log: those were written."""
+        for line in tail:
             kind = line_kind(line)
             if kind == "event":
                 logged.append(line)
+                written = len(produced)
                 continue
             if kind == "observation" and isinstance(line.get("t"), int | float):
                 self._last_t = max(self._last_t, float(line["t"]))
             produced.extend(_as_json(e) for e in feed_line(self.referee, line))
-        self.session = SessionLog.open_existing(path, valid)
-        if produced[: len(logged)] != logged:
+        self.session = SessionLog.open_existing(path, valid, count + len(damaged))
+        if damaged:
+            self.damaged = damaged
+            log.warning(
+                "board %s: %s: %d damaged line(s) skipped: %s",
+                self.board,
+                path.name,
+                len(damaged),
+                "; ".join(map(str, damaged[:5])) + (" ..." if len(damaged) > 5 else ""),
+            )
+        elif produced[: len(logged)] != logged:
             log.warning(
                 "board %s: the events in %s differ from its replay; the replay is kept",
                 self.board,
                 path.name,
             )
-        missing = produced[len(logged) :]
+        # events the crashed process had not written yet: those after the last logged one
+        missing = produced[written:]
         self.session.append_many(missing, sync=True)
-        self.events = produced
-        self._game_events = []
+        self.events = previous + produced
         for event in produced:  # the game being played: since the session's last new_game
             if event.get("type") == "new_game":
                 self._game_start = Position.from_json(event["position"])
                 self._game_events = []
             else:
                 self._game_events.append(event)
-        self.log_id = int(row["id"])
-        self.game_id = self.index.last_game(self.log_id) or self.index.start_game(
-            self.board, self.log_id, self.referee.start.rules
+        self.log_ref = Ref(int(row["id"]))
+        last = self.index.last_game(int(row["id"]))
+        self.game_ref = (
+            Ref(last)
+            if last is not None
+            else self.writer.start_game(self.board, self.log_ref, self.referee.start.rules)
         )
         self._offset = 0.0
         self._restarted = True
         self.resumed = True
         self._index_game()
+        self._checkpoint()  # the next restart starts here
         log.info(
-            "board %s: resumed %s at move %d (%d events, %d written now)",
+            "board %s: resumed %s at move %d (%d events; %d lines replayed%s; %d events "
+            "written now)",
             self.board,
             path.name,
             len(self.referee.moves),
-            len(produced),
+            len(self.events),
+            len(tail),
+            " after its checkpoint" if checkpoint is not None else "",
             len(missing),
         )
 
@@ -350,14 +490,15 @@ class BoardRuntime:
         obs = replace(obs, t=self._retime(obs.t))
         self._last_t = obs.t
         self.observations += 1
+        line = obs.to_json()
+        if not self._log(line):
+            return
         if obs.stable:
             self.reading = {
                 "t": obs.t,
                 "pits": [most_likely(p) for p in obs.pits],
                 "stores": None if obs.stores is None else [most_likely(s) for s in obs.stores],
             }
-        line = obs.to_json()
-        self.session.append(line)
         # The referee judges the observation as the log holds it (read back, its beliefs
         # normalised as a replay normalises them), so a replay or a restart after a crash
         # sees exactly what the live referee saw, to the last bit.
@@ -365,8 +506,83 @@ class BoardRuntime:
 
     def _observe_raw(self, raw: dict[str, Any]) -> None:
         """A line a replay could not parse: the referee says ``bad_observation``."""
-        self.session.append(raw)
-        self._publish(self.referee.observe(raw))
+        if self._log(raw):
+            self._publish(self.referee.observe(raw))
+
+    # -- when the log cannot be written ----------------------------------------------------
+    def _log(self, line: dict[str, Any]) -> bool:
+        """Write an observation's line; False (and it is dropped, unjudged) when it cannot be."""
+        if self._unwritten is not None and not self._write_unwritten():
+            self.dropped += 1  # events wait to be written: nothing may come after them
+            return False
+        try:
+            self.session.append(line)
+        except LogWriteError as exc:
+            self._storage_failed(exc)
+            self.dropped += 1
+            return False
+        self._storage_ok()
+        return True
+
+    def _storage_failed(self, exc: OSError) -> None:
+        """The log could not be written: say so once (log, pages, health)."""
+        if self.storage_error is None:
+            self.storage_error = str(exc)
+            log.error(
+                "board %s: %s; the game waits (observations are dropped, unjudged) until "
+                "it can be written again",
+                self.board,
+                exc,
+            )
+            self.hub.publish(self.storage_message())
+
+    def _storage_ok(self) -> None:
+        if self.storage_error is not None:
+            self.storage_error = None
+            log.info(
+                "board %s: the session log can be written again (%d observations were "
+                "dropped); the game goes on",
+                self.board,
+                self.dropped,
+            )
+            self.hub.publish(self.storage_message())
+
+    def _write_unwritten(self) -> bool:
+        """Write the events that wait, then show them; False while it still cannot."""
+        if self._unwritten is None:
+            return True
+        lines, events, names = self._unwritten
+        try:
+            self.session.append_many(lines, sync=True)
+        except LogWriteError:
+            self._schedule_retry()
+            return False
+        self._unwritten = None
+        self._storage_ok()
+        self._after_written(lines, events, names)
+        return True
+
+    def _schedule_retry(self) -> None:
+        """Try the waiting events again soon, even if the source says nothing more."""
+        if self._retry_handle is not None:
+            return
+
+        def retry() -> None:
+            self._retry_handle = None
+            self._write_unwritten()
+
+        with contextlib.suppress(RuntimeError):  # no running loop: the next item retries
+            self._retry_handle = asyncio.get_running_loop().call_later(STORAGE_RETRY, retry)
+
+    def storage_message(self) -> dict[str, Any]:
+        """What the pages show about the log: ``ok``, or ``failing`` with why."""
+        return {
+            "type": "storage",
+            "board": self.board,
+            "state": "ok" if self.storage_error is None else "failing",
+            "detail": self.storage_error or "",
+            "dropped": self.dropped,
+        }
 
     # -- commands from people -------------------------------------------------------------
     def command(self, raw: Any) -> list[dict[str, Any]]:
@@ -374,6 +590,12 @@ class BoardRuntime:
         ``CommandError``, or ``CommandNotLogged`` when the log could not be written
         (the game is then unchanged)."""
         cmd = validate_command(raw)
+        if self.storage_error is not None or self._unwritten is not None:
+            raise CommandNotLogged(
+                f"not applied: the session log cannot be written ({self.storage_error}); "
+                "nothing can be recorded until there is room again (the game goes on by itself "
+                "then)"
+            )
         if cmd["command"] == "fair_play":
             self.set_fair_play(bool(cmd["on"]))
             return []
@@ -423,7 +645,20 @@ class BoardRuntime:
         if not events:
             return
         lines = [_as_json(e) for e in events]
-        self.session.append_many(lines, sync=True)  # on disk before anyone sees it
+        try:
+            self.session.append_many(lines, sync=True)  # on disk before anyone sees it
+        except LogWriteError as exc:
+            # the referee has judged: its events wait (and nothing is read) until written
+            self._unwritten = (lines, events, names)
+            self._storage_failed(exc)
+            self._schedule_retry()
+            return
+        self._after_written(lines, events, names)
+
+    def _after_written(
+        self, lines: list[dict[str, Any]], events: list[Event], names: dict[str, Any] | None
+    ) -> None:
+        """Events now in the log: keep them, index them, show them."""
         self.events.extend(lines)
         new_game = False
         for line in lines:
@@ -433,14 +668,15 @@ class BoardRuntime:
             # the next game of the session: from the New game button (names given there),
             # or set up on the board after a game ended (the referee saw it: "auto")
             new_game = True
+            self._game_ended = True  # the game that ended: never replayed again
             self._index_game()  # the game that ends: its last events
-            self.index.end_game(self.game_id)
+            self.writer.end_game(self.game_ref)
             self._game_start = Position.from_json(line["position"])
             self._game_events = []
             names = names or {}
-            self.game_id = self.index.start_game(
+            self.game_ref = self.writer.start_game(
                 self.board,
-                self.log_id,
+                self.log_ref,
                 self._game_start.rules,
                 south=names.get("south"),
                 north=names.get("north"),
@@ -480,8 +716,8 @@ class BoardRuntime:
         # ends at a new_game is indexed after the referee has started the next one)
         record = self.record()
         ended = time.time() if record.final().is_over else None
-        self.index.update_game(
-            self.game_id,
+        self.writer.update_game(
+            self.game_ref,
             moves=len(record.moves),
             result=record.result(),
             record=record.to_json(),
@@ -510,6 +746,7 @@ class BoardRuntime:
             "suggestion": None if hidden else self.suggestion,
             "link": self.link,
             "reading": self.reading,
+            "storage": self.storage_message(),
         }
 
     def health(self) -> dict[str, Any]:
@@ -528,7 +765,15 @@ class BoardRuntime:
             "spectators": self.hub.count,
             "log": str(self.session.path.relative_to(self.data_dir)),
             "resumed": self.resumed,
+            "storage": "ok" if self.storage_error is None else "failing",
         }
+        if self.storage_error is not None:
+            out["storage_error"] = self.storage_error
+        if self.dropped:
+            out["dropped_observations"] = self.dropped
+        if self.damaged:
+            out["damaged_lines"] = [d.to_json() for d in self.damaged[:20]]
+            out["damaged_count"] = len(self.damaged)
         if self._engine is not None:
             out["engine"] = self._engine.health()
         return out

@@ -11,18 +11,37 @@ to scan log files. Tables:
   South and North, result ``1-0`` / ``0-1`` / ``1/2-1/2`` / ``*``, number of
   moves) with the game record as JSON (:meth:`core.records.GameRecord.to_json`).
 
-Only the event-loop thread of the service writes; readers (HTTP handlers)
-run on the same thread, so one connection is enough. WAL lets an outside
-reader (a backup, ``sqlite3`` by hand) look while the service runs.
+The service never writes it from its event loop: :class:`IndexWriter` queues
+the writes and one thread of its own carries them out, in order, on its own
+connection. When the database is locked (a backup holding a write lock) or
+cannot be written (a full disk), the writer waits and tries again, keeping
+the queue (an update of a game replaces the one queued before it), and says
+so in :meth:`IndexWriter.health`; the game, the log and the pages go on. A
+row's id is known only once the writer has inserted it, so the writer hands
+out :class:`Ref` objects the later writes name it by. Readers (the HTTP
+handlers) use a :class:`GameIndex` of their own: in WAL mode reading never
+waits for a writer, and an outside reader (a backup, ``sqlite3`` by hand)
+can look while the service runs.
 """
 
 from __future__ import annotations
 
+import collections
 import json
+import logging
 import sqlite3
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: Seconds the writer waits for a lock before it lets go and tries again later.
+LOCK_WAIT = 0.2
+#: Seconds between two tries when the index cannot be written.
+RETRY = 0.5
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS logs (
@@ -57,10 +76,12 @@ CREATE INDEX IF NOT EXISTS games_by_board ON games(board, id);
 class GameIndex:
     """The SQLite catalogue. ``path`` is the database file (created if missing)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, timeout: float = 5.0) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db = sqlite3.connect(
+            path, timeout=timeout, check_same_thread=False, isolation_level=None
+        )
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL is durable enough in WAL mode: the logs, fsync-ed, are the truth.
@@ -178,4 +199,188 @@ class GameIndex:
             return None
         out = dict(row)
         out["record"] = json.loads(row["record"]) if row["record"] else None
+        return out
+
+
+class Ref:
+    """A row the :class:`IndexWriter` will insert: its id once it has (None before)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, row_id: int | None = None) -> None:
+        self.id = row_id
+
+    def __repr__(self) -> str:
+        return f"Ref({self.id})"
+
+
+_Op = tuple[str, Callable[[GameIndex], None], Any]
+
+
+class IndexWriter:
+    """Writes to the index from a thread of its own, in order; no call waits for SQLite."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._ops: collections.deque[_Op] = collections.deque()
+        self._cond = threading.Condition()
+        self._closing = False
+        self.error: str | None = None
+        """Why the index cannot be written now (None when it can)."""
+        self.written = 0
+        self._thread = threading.Thread(target=self._run, name="index-writer", daemon=True)
+        self._thread.start()
+
+    # -- the writes (from the event loop) ----------------------------------------------------
+    def add_log(self, board: str, source: str, path: str) -> Ref:
+        ref = Ref()
+        started = time.time()
+
+        def op(db: GameIndex) -> None:
+            ref.id = db.add_log(board, source, path, started)
+
+        self._put("add_log", op)
+        return ref
+
+    def start_game(
+        self,
+        board: str,
+        log_ref: Ref,
+        rules: str,
+        south: str | None = None,
+        north: str | None = None,
+    ) -> Ref:
+        ref = Ref()
+        started = time.time()
+
+        def op(db: GameIndex) -> None:
+            if log_ref.id is not None:
+                ref.id = db.start_game(board, log_ref.id, rules, south, north, started)
+
+        self._put("start_game", op)
+        return ref
+
+    def update_game(
+        self,
+        game: Ref,
+        *,
+        moves: int,
+        result: str,
+        record: dict[str, Any] | None,
+        ended: float | None,
+    ) -> None:
+        def op(db: GameIndex) -> None:
+            if game.id is not None:
+                db.update_game(game.id, moves=moves, result=result, record=record, ended=ended)
+
+        self._put("update_game", op, game)
+
+    def end_game(self, game: Ref) -> None:
+        ended = time.time()
+
+        def op(db: GameIndex) -> None:
+            if game.id is not None:
+                db.end_game(game.id, ended)
+
+        self._put("end_game", op)
+
+    def close_log(self, log_ref: Ref) -> None:
+        def op(db: GameIndex) -> None:
+            if log_ref.id is not None:
+                db.close_log(log_ref.id)
+
+        self._put("close_log", op)
+
+    def _put(self, name: str, op: Callable[[GameIndex], None], key: Any = None) -> None:
+        with self._cond:
+            last = self._ops[-1] if self._ops else None
+            # the same game's record again: only the newest one needs writing (the first in
+            # the queue may be being written, so it stays)
+            if key is not None and last is not None and last[2] is key and len(self._ops) > 1:
+                self._ops[-1] = (name, op, key)
+            else:
+                self._ops.append((name, op, key))
+            self._cond.notify()
+
+    # -- the thread ---------------------------------------------------------------------
+    def _run(self) -> None:
+        db: GameIndex | None = None
+        while True:
+            with self._cond:
+                while not self._ops and not self._closing:
+                    self._cond.wait()
+                if not self._ops:
+                    break
+                name, op, _ = self._ops[0]
+            try:
+                if db is None:
+                    db = GameIndex(self.path, timeout=LOCK_WAIT)
+                op(db)
+            except sqlite3.OperationalError as exc:  # locked, busy, disk full: try again
+                self._failed(f"{exc}")
+                if db is not None:
+                    db.close()
+                    db = None
+                with self._cond:
+                    if self._closing:
+                        break
+                    self._cond.wait(RETRY)  # close() wakes it
+                continue
+            except (sqlite3.Error, ValueError, TypeError) as exc:  # this write cannot be done
+                log.error("games index: %s failed (%s); left out", name, exc)
+            with self._cond:
+                if self._ops:  # (close() may have given up on the queue meanwhile)
+                    self._ops.popleft()
+                self.written += 1
+                self._cond.notify_all()
+            if self.error is not None:
+                log.info("games index: written again (%d writes waiting)", len(self._ops))
+                self.error = None
+        if db is not None:
+            db.close()
+
+    def _failed(self, why: str) -> None:
+        if self.error is None:
+            log.warning(
+                "games index %s cannot be written now (%s); the games go on, the index "
+                "is written when it can be",
+                self.path.name,
+                why,
+            )
+        self.error = why
+
+    # -- waiting, closing, health ------------------------------------------------------
+    @property
+    def pending(self) -> int:
+        return len(self._ops)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every queued write is done; False if that took over ``timeout``."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._ops:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Write what is queued (for at most ``timeout`` s: the logs are the truth), stop."""
+        self.flush(timeout)
+        with self._cond:
+            self._closing = True
+            if self._ops:
+                log.warning(
+                    "games index: %d writes left undone at stop (the session logs hold every game)",
+                    len(self._ops),
+                )
+                self._ops.clear()
+            self._cond.notify_all()
+        self._thread.join(timeout)
+
+    def health(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pending": len(self._ops), "state": "ok"}
+        if self.error is not None:
+            out.update(state="waiting", error=self.error)
         return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import ipaddress
+import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ from core.rules import parse_rules_spec
 
 from .board import BoardRuntime
 from .config import ServiceConfig, check_token
-from .index import GameIndex
+from .index import GameIndex, IndexWriter
 from .sources import (
     check_source,
     is_camera_url,
@@ -89,6 +90,10 @@ class Service:
             )
         )
         self.index: GameIndex | None = None
+        self.starting: dict[str, BoardRuntime] = {}
+        """Boards still resuming their logs (in ``boards`` once they play)."""
+        self._ready: asyncio.Task[None] | None = None
+        self.index_writer: IndexWriter | None = None
         self.boards: dict[str, BoardRuntime] = {}
 
     def pit_photos_for(self, url: str) -> Path | None:
@@ -111,9 +116,37 @@ class Service:
         return hmac.compare_digest(given.encode(), self.config.token.encode())
 
     # -- life cycle ----------------------------------------------------------------------
+    def resume_conflicts(self) -> list[str]:
+        """Boards whose unfinished session was recorded with another source or rule set
+        than this start asks for (one line each); resuming them would play the old one."""
+        if not self.resume or not (self.data_dir / "games.sqlite").is_file():
+            return []
+        index = GameIndex(self.data_dir / "games.sqlite")
+        found: list[str] = []
+        try:
+            for number, url in enumerate(self.urls, start=1):
+                row = index.open_log(str(number))
+                path = None if row is None else self.data_dir / row["path"]
+                if row is None or path is None or not path.is_file():
+                    continue
+                rules = Position.initial(self.board_rules[number - 1]).rules
+                with path.open("rb") as fh:
+                    try:
+                        recorded = json.loads(fh.readline()).get("rules")
+                    except (ValueError, AttributeError):
+                        recorded = None  # an unreadable header: the board starts a new log
+                if row["source"] != url:
+                    found.append(f"board {number} was recorded from {row['source']}, not {url}")
+                elif recorded is not None and recorded != rules and url.split(":")[0] != "replay":
+                    found.append(f"board {number} was recorded playing {recorded}, not {rules}")
+        finally:
+            index.close()
+        return found
+
     async def start(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.index = GameIndex(self.data_dir / "games.sqlite")
+        self.index_writer = IndexWriter(self.index.path)
         loop = asyncio.get_running_loop()
         for number, url in enumerate(self.urls, start=1):
             board = str(number)
@@ -122,6 +155,7 @@ class Service:
                 url,
                 self._source_factory(url),
                 index=self.index,
+                writer=self.index_writer,
                 data_dir=self.data_dir,
                 start=Position.initial(self.board_rules[number - 1]),
                 referee_settings=referee_settings_for(url),
@@ -131,12 +165,29 @@ class Service:
                 silent_after=self.config.silent_after,
             )
             await runtime.start()
-            self.boards[board] = runtime
+            self.starting[board] = runtime
             log.info("board %s: %s", board, url)
+        self._ready = asyncio.create_task(self._when_ready())
+
+    async def _when_ready(self) -> None:
+        """Boards join ``boards`` (the API, the pages) in order, once resumed."""
+        for board, runtime in list(self.starting.items()):
+            await runtime.ready()
+            self.boards[board] = runtime
+            del self.starting[board]
+            if runtime.resume_seconds is not None:
+                log.info("board %s: resumed in %.2f s", board, runtime.resume_seconds)
+
+    async def ready(self) -> None:
+        """Wait until every board plays."""
+        if self._ready is not None:
+            await self._ready
 
     async def stop(self) -> None:
-        for runtime in self.boards.values():
+        for runtime in [*self.boards.values(), *self.starting.values()]:
             await runtime.stop()
+        if self.index_writer is not None:
+            await asyncio.to_thread(self.index_writer.close)
         if self.index is not None:
             self.index.close()
         log.info("service stopped; logs closed")
@@ -155,10 +206,26 @@ class Service:
 
     # -- views ---------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
-        return {
-            "status": "ok",
-            "boards": {b: r.health() for b, r in self.boards.items()},
+        """``status``: ``ok``; ``resuming`` while boards replay their logs after a restart
+        (``resuming`` lists them); ``degraded`` while a board's log cannot be written
+        (``problems`` says why, one line each)."""
+        boards = {b: r.health() for b, r in self.boards.items()}
+        problems = [
+            f"board {b}: session log: {h['storage_error']}"
+            for b, h in boards.items()
+            if "storage_error" in h
+        ]
+        out: dict[str, Any] = {
+            "status": "resuming" if self.starting else "degraded" if problems else "ok",
+            "problems": problems,
+            "boards": boards,
         }
+        if self.starting:
+            out["resuming"] = sorted(self.starting)
+        if self.index_writer is not None:
+            # the index is a copy: while it waits the games go on (status stays ok)
+            out["index"] = self.index_writer.health()
+        return out
 
     def board_list(self) -> list[dict[str, Any]]:
         return [

@@ -251,7 +251,12 @@ def check_source(url: str, camera_calibration: Path | None = None) -> None:
         from vision.calibration import Calibration
         from vision.source import parse_url
 
-        parse_url(url)
+        target = parse_url(url)
+        if target.kind == "file" and not Path(str(target.target)).is_file():
+            raise SourceURLError(
+                f"video file not found: {target.target} (video:// takes a path: "
+                "video:///home/me/match.mp4 or video://match.mp4 from the current folder)"
+            )
         Calibration.load(camera_calibration_path(url, camera_calibration))
     elif url.startswith("replay://"):
         open_source(url)

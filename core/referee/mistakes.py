@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from core.position import MoveOutcome, Position
@@ -109,9 +110,8 @@ def sowing_mistakes(out: MoveOutcome) -> Iterator[SowingMistake]:
         path = tuple(mistaken_path(kind, ring, o, n, i))
         text = wording.sowing_mistake_words(rules, kind, o, a, b)
 
-        def alert() -> dict[str, Any]:
-            return wording.sowing_alert(out, pits, text, path, i)
-
+        # a partial, not a closure: a referee (holding its mistakes) can be pickled
+        alert = partial(wording.sowing_alert, out, pits, text, path, i)
         return SowingMistake(kind, i, path, Mistake(("illegal_sowing", *key), alert))
 
     for i in range(limit):
@@ -131,7 +131,7 @@ def sowing_mistakes(out: MoveOutcome) -> Iterator[SowingMistake]:
 
 def illegal_lift(pos: Position, pit: int) -> Mistake:
     """Lifting ``pit``, which may not be played now."""
-    return Mistake(("illegal_move", pit), lambda: wording.illegal_move_alert(pos, pit))
+    return Mistake(("illegal_move", pit), partial(wording.illegal_move_alert, pos, pit))
 
 
 def illegal_lift_path(pos: Position, pit: int) -> list[int]:
@@ -171,7 +171,7 @@ def wrong_capture(out: MoveOutcome, sown_board: tuple[int, ...], removed: Sequen
     removed = tuple(removed)
     return Mistake(
         ("wrong_capture", out.pit, removed),
-        lambda: wording.wrong_capture_alert(out, sown_board, removed),
+        partial(wording.wrong_capture_alert, out, sown_board, removed),
     )
 
 

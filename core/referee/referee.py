@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from core.observation import Observation, ObservationError, PitReading
+from core.observation import Observation, ObservationError, PitReading, most_likely
 from core.position import MoveOutcome, Position
 from core.records import GameRecord
 from core.referee import commands, wording
@@ -233,7 +233,8 @@ class Referee:
         if len(obs.pits) != n:
             return [self._bad_observation(obs, f"expected {n} pits, got {len(obs.pits)}")]
         total = self.position.ruleset.total_seeds
-        if any(isinstance(r, int) and r > total for r in obs.pits):
+        # a count above every seed in the game, read for sure or as the likeliest count
+        if any((c := most_likely(r)) is not None and c > total for r in obs.pits):
             return [self._bad_observation(obs, f"a pit cannot hold more than the {total} seeds")]
         self._last_obs = obs
         sig = best_counts(obs.pits)

@@ -148,6 +148,14 @@ class Tracker:
         self.still_boards: IntArray = self.boards.copy()
         """Each node's board at the last still board."""
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its caches (the graphs past the root, the reaches): they are
+        rebuilt on use, the same, and were most of a checkpoint's size and time."""
+        state = dict(self.__dict__)
+        state["_graphs"] = {(): self._graphs[()]}
+        state["_reach"] = {}
+        return state
+
     # -- graphs --------------------------------------------------------------------------
     @property
     def root(self) -> Position:

@@ -27,6 +27,7 @@ export function emptyModel() {
     suggestion: null,
     fairPlay: false,
     link: null,
+    storage: null, // a `storage` message while the session log cannot be written
     seq: -1,
     lastEventSeq: -1,
   };
@@ -58,6 +59,7 @@ export function applyMessage(model, msg) {
       model.suggestion = msg.suggestion ?? null;
       model.fairPlay = Boolean(msg.fair_play);
       if (msg.link) model.link = msg.link;
+      model.storage = msg.storage?.state === "failing" ? msg.storage : null;
       model.pending = null;
       model.provisional = null;
       if (model.lastMove && !model.moves.length) model.lastMove = null;
@@ -128,6 +130,11 @@ export function applyMessage(model, msg) {
     case "suggestion":
       // Always about the current position: the server drops stale ones before sending.
       model.suggestion = msg;
+      break;
+    case "storage":
+      // The session log cannot be written (a full disk): the game waits until it can.
+      if (msg.state === "failing" && !model.storage) out.announce.push({ kind: "alert", event: msg });
+      model.storage = msg.state === "failing" ? msg : null;
       break;
     case "link":
     case "camera":

@@ -276,6 +276,7 @@ export function renderAlerts(model, ctx, onAnswer) {
     if (ctx.socketDown) {
       cards.push({ type: "link", state: "reconnecting", text: t("link.page_offline"), page: true });
     } else if (model.link && model.link.state !== "connected") cards.push(model.link);
+    if (model.storage) cards.push(model.storage);
     if (model.pending) cards.push({ ...model.pending, type: "capture_pending" });
     cards.push(...model.alerts);
   }
@@ -298,7 +299,7 @@ export function renderAlerts(model, ctx, onAnswer) {
       detail.textContent = a.text;
       card.append(detail);
     } else if (a.text || a.detail) {
-      const source = a.type === "link" || a.type === "camera";
+      const source = a.type === "link" || a.type === "camera" || a.type === "storage";
       card.append(englishDetail(a.text || a.detail, "p", source ? "alert.source_note" : "alert.note"));
     }
     if (a.expected !== undefined && a.seen !== undefined && a.type !== "ambiguous") {
