@@ -1,4 +1,5 @@
-"""Engine subcommands: ``analyze`` a position, ``endgame build`` the databases.
+"""Engine subcommands: ``analyze`` a position, ``endgame build`` the databases,
+``engine`` (the engine as a service speaking Aualé's UCI-like protocol).
 
 Examples::
 
@@ -6,6 +7,7 @@ Examples::
     oware-companion analyze 0-0-0-0-0-1-1-1-0-0-0-0-24-21-S --json
     oware-companion analyze 4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-0-0-0-1 --rules universal-3
     oware-companion endgame build --max-seeds 16
+    oware-companion engine            # then type: uci, position startpos moves Ab, go movetime 500
 
 ``analyze`` uses the endgame databases found in the cache directory
 automatically (Abapa only); build them once with ``endgame build``.
@@ -71,6 +73,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     b.set_defaults(func=run_endgame_build)
     s = esub.add_parser("status", help="which layers are built, and where")
     s.set_defaults(func=run_endgame_status)
+
+    u = subparsers.add_parser(
+        "engine",
+        help="run the engine as a service speaking Aualé's UCI-like protocol on stdin/stdout",
+        description="Read protocol commands (uci, isready, ucinewgame, position startpos|fen F "
+        "moves ..., go movetime MS|depth N|infinite, stop, quit) on stdin and answer on stdout, "
+        "as the Aualé program and the Aalina engine do; see docs/ENGINE.md.",
+    )
+    u.add_argument(
+        "--rules",
+        type=rules_spec,
+        default="abapa",
+        help="Oware rule set NAME[:key=value,...] (default abapa)",
+    )
+    u.add_argument("--no-endgame", action="store_true", help="do not use the endgame databases")
+    u.set_defaults(func=run_engine_service)
+
+
+def run_engine_service(args: argparse.Namespace) -> int:
+    """Handler of ``engine``."""
+    from companion.commands.engine_service import serve
+
+    if parse_rules_spec(args.rules).family != "oware":
+        raise ValueError(f"the protocol plays two-player Oware, not {args.rules}")
+    return serve(args)
 
 
 def _table(analysis: Analysis) -> str:

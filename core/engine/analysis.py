@@ -215,12 +215,14 @@ def analyze(
     searcher: Searcher | None = None,
     exact_all: bool = True,
     on_iteration: Callable[[Analysis], None] | None = None,
+    max_depth: int = 60,
 ) -> Analysis:
     """Analyse ``position`` for ``seconds`` (or ``nodes``); moves come back best first.
 
     ``database``/``db_max``: an Abapa endgame database (used only for Abapa).
     ``searcher`` may be passed to keep its table between calls and to stop it
-    from another thread. ``on_iteration`` sees the analysis after every depth.
+    from another thread. ``on_iteration`` sees the analysis after every depth;
+    ``max_depth`` bounds the iterative deepening (plies).
     """
     if position.is_over:
         raise ValueError("the game is over: there is nothing to analyse")
@@ -240,7 +242,14 @@ def analyze(
             on_iteration(from_search(position, found))
 
     found = engine.search(
-        board, mine, theirs, seconds=seconds, nodes=nodes, exact_all=exact_all, on_iteration=relay
+        board,
+        mine,
+        theirs,
+        seconds=seconds,
+        nodes=nodes,
+        max_depth=max_depth,
+        exact_all=exact_all,
+        on_iteration=relay,
     )
     result = from_search(position, found)
     if 0 <= int(board.sum()) <= engine.db_max:
