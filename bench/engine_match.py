@@ -30,6 +30,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -74,11 +75,14 @@ class ProtocolEngine:
     def __init__(self, command: str, name: str, *, cwd: str | None = None) -> None:
         self.command = command
         self.name = name
+        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the engine
+            "w+", prefix=f"engine-{name}-", suffix=".log", delete=False
+        )
         self.proc = subprocess.Popen(
             shlex.split(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self.log,
             text=True,
             bufsize=1,
             cwd=cwd,
@@ -115,12 +119,23 @@ class ProtocolEngine:
             try:
                 line = self.lines.get(timeout=max(left, 0.001))
             except queue.Empty:
-                raise EngineFault(f"{self.name} sent no {word!r} within {timeout:.1f} s") from None
+                raise EngineFault(
+                    f"{self.name} sent no {word!r} within {timeout:.1f} s{self._last_words()}"
+                ) from None
             if line is None:
-                raise EngineFault(f"{self.name} exited (waiting for {word!r})")
+                raise EngineFault(f"{self.name} exited (waiting for {word!r}){self._last_words()}")
             got.append(line)
             if line.split()[:1] == [word]:
                 return got
+
+    def _last_words(self) -> str:
+        """The end of the engine's stderr (its log file), for a fault's message."""
+        try:
+            with open(self.log.name) as f:
+                tail = f.read()[-300:].strip().splitlines()
+        except OSError:
+            return ""
+        return f" (stderr {self.log.name}: {tail[-1]})" if tail else ""
 
     def ready(self, timeout: float = 60) -> None:
         self.send("isready")
@@ -295,7 +310,8 @@ def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     side = "South" if g.first_side == 0 else "North"
     head = f"game {g.number + 1:3d} seed {g.seed} {names[0]} {side}"
     if g.points is None:
-        return f"{head}: VOID after {len(g.moves)} plies: {g.fault}"
+        line = "".join("ABCDEFabcdef"[m] for m in g.moves)
+        return f"{head}: VOID after {len(g.moves)} plies ({line}): {g.fault}"
     word = {1.0: "win", 0.5: "draw", 0.0: "loss"}[g.points]
     return (
         f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "

@@ -66,6 +66,9 @@ class EngineService:
         self._searcher: Searcher | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        # set just before the search's bestmove is written: from then on the
+        # search thread is only ending, and a new go may wait for it
+        self._answered = threading.Event()
 
     # -- output ------------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -144,7 +147,14 @@ class EngineService:
         warm_up()
 
     def _thinking(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Whether a search is running (one that has answered is waited for here)."""
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            return False
+        if self._answered.is_set():
+            thread.join()  # the GUI may answer our bestmove before the thread has ended
+            return False
+        return True
 
     def _go(self, command: Command) -> None:
         if self._thinking():
@@ -167,6 +177,7 @@ class EngineService:
             seconds = DEFAULT_MOVETIME_MS / 1000
         searcher = self._searcher_for(position)
         self._stop.clear()
+        self._answered.clear()
         self._thread = threading.Thread(
             target=self._think,
             args=(position, searcher, seconds, command.depth, command.infinite),
@@ -215,11 +226,13 @@ class EngineService:
             )
         except Exception as exc:  # an engine fault: say so, and still answer with a move
             self._error(f"search failed: {exc}")
+            self._answered.set()
             self.say(format_bestmove(position.legal_moves()[0]))
             return
         if infinite:  # go infinite/ponder: the move is given only when asked (stop)
             self._stop.wait()
         ponder = found.pv[1] if len(found.pv) > 1 else None
+        self._answered.set()
         self.say(format_bestmove(found.best, ponder))
 
     def stop_thinking(self) -> None:

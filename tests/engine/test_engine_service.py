@@ -96,6 +96,25 @@ def test_handshake_search_and_quit(engine: Engine) -> None:
     assert all(line.split()[0] in REPLY_WORDS for line in engine.seen if line.strip())
 
 
+def test_a_go_right_after_bestmove_is_answered(engine: Engine) -> None:
+    """A GUI answering at once (a book move) sends the next go while our search
+    thread is still ending: it must be searched, not refused as 'already thinking'."""
+    engine.send("isready")
+    engine.until("readyok", timeout=120)
+    p = Position.initial()
+    moves = ""
+    for _ in range(30):
+        engine.send(f"position startpos moves {moves}" if moves else "position startpos")
+        engine.send("go depth 2")
+        best, _ = parse_bestmove(engine.until("bestmove", timeout=10)[-1])
+        assert best is not None and p.is_legal(best)
+        p = p.play(best)
+        moves += "ABCDEFabcdef"[best]
+        if p.is_over:
+            break
+    assert not any("error" in line for line in engine.seen)
+
+
 def test_won_position_is_a_mate_score_and_over_is_0000(engine: Engine) -> None:
     engine.send("isready")
     engine.until("readyok", timeout=120)
