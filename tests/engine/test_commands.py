@@ -55,7 +55,8 @@ def test_endgame_build_then_analyze_uses_it(
     args = parse("analyze", "1-0-0-0-2-0-0-1-0-0-1-0-24-19-S", "--time", "0.5", "--json")
     assert args.func(args) == 0
     out_json = json.loads(capsys.readouterr().out)
-    assert out_json["endgame_database"] == 6 and out_json["solved"]
+    assert out_json["endgame_database"] == 6
+    assert all(m["final"] and sum(m["final"]) == 48 for m in out_json["moves"])  # from it
 
 
 def test_analyze_three_players(capsys: pytest.CaptureFixture[str]) -> None:
