@@ -23,6 +23,12 @@ Techniques, and why:
 * **Solved detection**: table entries remember whether a heuristic guess lies
   below them, so "solved" (every line searched to its end) is never claimed
   on the strength of a guess stored by an earlier, shallower search.
+* **Aspiration windows** (off by default: measured, they did not pay, see
+  ``docs/ENGINE.md``): when playing, the first root move is searched within
+  a window around the last depth's score, in full only when it falls outside.
+* **Late-move reductions**: with good ordering a move tried third or later
+  that neither captures nor is the table's or a killer rarely turns out
+  best; it is searched one ply shallower first, fully only if it beats alpha.
 * **Stop flag** checked every 1024 nodes: the time limit (a timer thread)
   and cancellation (the live worker) both just raise it.
 
@@ -69,7 +75,16 @@ MAX_PLY = 128
 INF = 1 << 30
 
 # Indices into the ``stats`` array shared between Python and compiled code.
-NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED, REPS = 0, 1, 2, 3, 4, 5, 6
+NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED, REPS, FLAGS = 0, 1, 2, 3, 4, 5, 6, 7
+
+#: ``stats[FLAGS]`` bits: search techniques that can be switched off to measure them.
+LMR = 1
+
+#: Half-width of the root's aspiration window (centi-seeds).
+ASPIRATION = 60
+
+#: Move-ordering key of a killer move (captures and the table move rank above).
+KILLER_KEY = 1 << 34
 
 # Transposition-table entry flags (bits 0-1), and bit 2: the score rests on a
 # heuristic evaluation somewhere below (so a search using it is not "solved").
@@ -235,7 +250,7 @@ def negamax(
         elif taken[ply, k] > 0:
             keys[k] = (1 << 36) + taken[ply, k]
         elif pit == killers[ply, 0] or pit == killers[ply, 1]:
-            keys[k] = 1 << 34
+            keys[k] = KILLER_KEY
         else:
             keys[k] = history[pit]
         order[k] = k
@@ -254,43 +269,26 @@ def negamax(
         gain = taken[ply, k]
         # Principal variation search: the first move with the full window, the others
         # with a null window, searched again in full only when they beat alpha.
+        # Late-move reduction: a late quiet move (no capture, not the table's or a
+        # killer) is first searched one ply shallower, again at full depth if it
+        # beats alpha.
         lo = -beta if i == 0 else -alpha - 1
-        score = -negamax(
-            child[ply],
-            theirs,
-            mine + gain,
-            depth - 1,
-            lo,
-            -alpha,
-            ply + 1,
-            tt_keys,
-            tt_data,
-            zob,
-            values,
-            db_max,
-            offsets,
-            table,
-            weights,
-            stats,
-            after,
-            taken,
-            moves,
-            child,
-            killers,
-            history,
-            mode,
-            hist,
-            base,
-            idx + 1 if gain > 0 else floor,
-            needed,
-        )
-        if i > 0 and alpha < score < beta and stats[STOP] == 0:
+        d = depth - 1
+        if (
+            (stats[FLAGS] & LMR) != 0
+            and i >= 2
+            and depth >= 3
+            and gain == 0
+            and keys[k] < KILLER_KEY
+        ):
+            d = depth - 2
+        while True:
             score = -negamax(
                 child[ply],
                 theirs,
                 mine + gain,
-                depth - 1,
-                -beta,
+                d,
+                lo,
                 -alpha,
                 ply + 1,
                 tt_keys,
@@ -314,6 +312,14 @@ def negamax(
                 idx + 1 if gain > 0 else floor,
                 needed,
             )
+            if stats[STOP] != 0:
+                break
+            if d < depth - 1 and score > alpha:
+                d = depth - 1  # the reduced search was wrong: search it fully
+            elif lo != -beta and alpha < score < beta:
+                lo = -beta  # a surprise under the null window: the full window
+            else:
+                break
         if stats[STOP] != 0:
             return 0
         if score > best:
@@ -365,6 +371,8 @@ def search_root(
     hist: U64,
     base: int,
     needed: int,
+    guess: int,
+    window: int,
 ) -> bool:
     """Score every move of ``root_moves`` at ``depth`` into ``scores``; False if stopped.
 
@@ -373,7 +381,9 @@ def search_root(
     bound), which is faster and all a player needs. ``hist[:base]`` are the
     game's positions since the last capture (hashes, oldest first), the
     root is ``hist[base]``; ``needed`` is how many earlier occurrences end
-    the game (the cycle rule: 1, 2, or 0 for none).
+    the game (the cycle rule: 1, 2, or 0 for none). ``window`` > 0: an
+    aspiration window, the first move searched within ``guess ± window``
+    (the last depth's score) and again in full only if it falls outside.
     """
     hist[base] = position_hash(board, mine, theirs, zob)
     after = np.zeros((MAX_PLY, 6, 12), dtype=np.int8)
@@ -390,43 +400,17 @@ def search_root(
         flip_into(first_after, first_child)
         lo = -INF if (exact_all or i == 0) else alpha
         hi = INF if (exact_all or i == 0) else alpha + 1
-        score = -negamax(
-            first_child,
-            theirs,
-            mine + gain,
-            depth - 1,
-            -hi,
-            -lo,
-            1,
-            tt_keys,
-            tt_data,
-            zob,
-            values,
-            db_max,
-            offsets,
-            table,
-            weights,
-            stats,
-            after,
-            taken,
-            moves,
-            child,
-            killers,
-            history,
-            mode,
-            hist,
-            base,
-            base + 1 if gain > 0 else 0,
-            needed,
-        )
-        if not exact_all and i > 0 and score > alpha and stats[STOP] == 0:
+        if not exact_all and i == 0 and window > 0:
+            lo = guess - window
+            hi = guess + window
+        while True:
             score = -negamax(
                 first_child,
                 theirs,
                 mine + gain,
                 depth - 1,
-                -INF,
-                -alpha,
+                -hi,
+                -lo,
                 1,
                 tt_keys,
                 tt_data,
@@ -449,6 +433,16 @@ def search_root(
                 base + 1 if gain > 0 else 0,
                 needed,
             )
+            if stats[STOP] != 0 or exact_all:
+                break
+            if i == 0 and ((score <= lo and lo > -INF) or (score >= hi and hi < INF)):
+                lo = -INF  # outside the aspiration window: search it in full
+                hi = INF
+            elif i > 0 and score > alpha and hi == alpha + 1:
+                lo = alpha  # better than the best so far: its exact score
+                hi = INF
+            else:
+                break
         if stats[STOP] != 0:
             return False
         scores[i] = score
@@ -546,6 +540,8 @@ def warm_up() -> None:
         np.zeros(MAX_PLY + 2, np.uint64),
         0,
         1,
+        0,
+        0,
     )
     principal_variation(
         board,
@@ -604,11 +600,17 @@ class Searcher:
         weights: I64 | None = None,
         mode: int = NO_CAPTURE,
         cycle_needed: int = 1,
+        lmr: bool = True,
+        aspiration: bool = False,
     ) -> None:
         self.mode = mode
         #: Earlier occurrences of a position that end the game (the rule set's
         #: cycle rule): 1 Abapa's first repetition, 2 two rounds, 0 never.
         self.cycle_needed = cycle_needed
+        #: Late-move reductions on (see :func:`negamax`); off only to measure them.
+        self.lmr = lmr
+        #: Aspiration windows at the root (play mode only); off by default.
+        self.aspiration = aspiration
         # the databases hold Abapa values: other grand-slam rules must not use them
         usable = values is not None and mode == NO_CAPTURE
         self.values = values if values is not None and usable else np.zeros(1, dtype=np.uint8)
@@ -662,6 +664,7 @@ class Searcher:
         self._hist, self._base = hist, int(past.shape[0])
         self.stats[:] = 0
         self.stats[LIMIT] = 1 << 62
+        self.stats[FLAGS] = LMR if self.lmr else 0
         timers: list[threading.Timer] = []
         try:
             return self._deepen(
@@ -716,6 +719,10 @@ class Searcher:
                     timers.append(timer)
                 if self.stats[STOP]:
                     break
+            guess, window = 0, 0
+            if self.aspiration and result is not None and not exact_all:
+                guess = result.scores[result.best]
+                window = ASPIRATION if abs(guess) < WIN else 0
             root = np.array(order, dtype=np.int64)
             scores = np.zeros(len(order), dtype=np.int64)
             finished = search_root(
@@ -739,6 +746,8 @@ class Searcher:
                 self._hist,
                 self._base,
                 self.cycle_needed,
+                guess,
+                window,
             )
             total_nodes += int(self.stats[NODES])
             if not finished and result is not None:
