@@ -15,6 +15,11 @@ engine; the game is then void (it counts for neither side) and the fault is
 reported. The game ends when the rules end it (25 seeds, 24-24, the rule
 set's cycle rule, no move), without asking the engines.
 
+With the endgame databases in the cache, every covered position of a game
+is rated by them, and a game the first engine ends below a rating it had
+(a position rated won, then drawn or lost) is marked, apart when the
+position was reached by a capture (no history: the rating is exact).
+
 Figures: points of the first engine, seeds, the Elo difference with a 95 %
 margin from the spread of the game results, and for each side the mean and
 median depth of its last ``info`` line before each move and nodes per second
@@ -39,10 +44,15 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 import numpy as np
+import numpy.typing as npt
 
+from companion import endgame_store
+from core.engine import retrograde
+from core.engine.kernel import to_relative
 from core.engine.protocol import (
     ProtocolError,
     go_command,
+    moves_word,
     parse_bestmove,
     parse_info,
     position_command,
@@ -197,6 +207,43 @@ class GameResult:
     faulty: int | None = None
     """0: the first engine broke the rules/protocol, 1: the second."""
     reports: tuple[list[MoveReport], list[MoveReport]] = field(default_factory=lambda: ([], []))
+    promise: float | None = None
+    """Best result for the first engine the endgame databases rated a position of the game."""
+    exact_promise: float | None = None
+    """The same over positions reached by a capture (no history: the rating is exact)."""
+
+    @property
+    def broken(self) -> bool:
+        """Ended below a position's database rating (for the first engine)."""
+        return self.points is not None and self.promise is not None and self.points < self.promise
+
+    @property
+    def exact_broken(self) -> bool:
+        return (
+            self.points is not None
+            and self.exact_promise is not None
+            and self.points < self.exact_promise
+        )
+
+
+Database = tuple[npt.NDArray[np.uint8], int]
+
+
+def rating(p: Position, first_side: int, database: Database | None) -> float | None:
+    """The databases' result for the first engine at ``p`` (1, 1/2, 0), None if not covered."""
+    if database is None or p.is_over:
+        return None
+    values, db_max = database
+    mover = p.to_move
+    board = to_relative(p.pits, mover)
+    seeds = int(board.sum())
+    if seeds > db_max:
+        return None
+    v = retrograde.lookup(values, board)
+    mine, theirs = p.stores[mover] + v, p.stores[1 - mover] + seeds - v
+    if mover != first_side:
+        mine, theirs = theirs, mine
+    return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
 
 
 def opening_for(seed: int, plies: int, rules: str) -> list[int]:
@@ -223,8 +270,13 @@ def play_game(
     plies: int,
     rules: str = "abapa",
     grace: float = 5.0,
+    database: Database | None = None,
 ) -> GameResult:
-    """One game; ``engines[0]`` plays ``first_side`` (0 South, 1 North)."""
+    """One game; ``engines[0]`` plays ``first_side`` (0 South, 1 North).
+
+    With ``database`` (values, top layer) each covered position's rating is
+    noted, to tell games lost from a position rated won or drawn.
+    """
     opening = opening_for(seed, plies, rules)
     result = GameResult(number, seed, first_side, opening)
     p = Position.initial(rules)
@@ -234,6 +286,11 @@ def play_game(
     for e in engines:
         e.new_game()
     while not p.is_over:
+        rated = rating(p, first_side, database)
+        if rated is not None:
+            result.promise = max(rated, result.promise or 0.0)
+            if p.prev is None:  # reached by a capture: no history, an exact rating
+                result.exact_promise = max(rated, result.exact_promise or 0.0)
         k = 0 if p.to_move == first_side else 1
         try:
             report = engines[k].think(result.moves, movetime_ms, grace)
@@ -310,13 +367,16 @@ def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     side = "South" if g.first_side == 0 else "North"
     head = f"game {g.number + 1:3d} seed {g.seed} {names[0]} {side}"
     if g.points is None:
-        line = "".join("ABCDEFabcdef"[m] for m in g.moves)
-        return f"{head}: VOID after {len(g.moves)} plies ({line}): {g.fault}"
+        return f"{head}: VOID after {len(g.moves)} plies ({moves_word(g.moves)}): {g.fault}"
     word = {1.0: "win", 0.5: "draw", 0.0: "loss"}[g.points]
+    if g.broken:
+        rated = {1.0: "won", 0.5: "drawn"}[g.promise or 0.0]
+        word += f" (from a position the databases rate {rated}"
+        word += ", reached by a capture)" if g.exact_broken else ")"
     return (
         f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "
         f"{names[0]}: {side_figures(g.reports[0], movetime)} | "
-        f"{names[1]}: {side_figures(g.reports[1], movetime)}"
+        f"{names[1]}: {side_figures(g.reports[1], movetime)} | moves {moves_word(g.moves)}"
     )
 
 
@@ -383,6 +443,7 @@ def run_match(
     out: TextIO | None = None,
     progress: TextIO | None = None,
     cwd: str | None = None,
+    database: Database | None = None,
 ) -> list[GameResult]:
     """Play the match and print each game and the totals; return the games."""
     out = out if out is not None else sys.stdout
@@ -415,7 +476,9 @@ def run_match(
             g = GameResult(number, pair_seed, number % 2, [])
             g.fault = f"could not start the engines: {exc}"
             return g
-        g = play_game(pair, number, pair_seed, number % 2, movetime_ms, plies, rules)
+        g = play_game(
+            pair, number, pair_seed, number % 2, movetime_ms, plies, rules, database=database
+        )
         if g.fault is not None and g.faulty is not None:  # start afresh after a fault
             pair[g.faulty].close()
         return g
@@ -481,6 +544,14 @@ def print_totals(
         f"seeds {seeds_a}-{seeds_b}\n"
     )
     write(f"  Elo difference: {e:+.0f} (95 % interval {e_lo:+.0f} to {e_hi:+.0f})\n")
+    rated = [g for g in valid if g.promise is not None]
+    if rated:
+        write(
+            f"  {names[0]} ended below the databases' rating of a position in "
+            f"{sum(g.broken for g in rated)} of {len(rated)} games reaching them "
+            f"({sum(g.exact_broken for g in rated)} below a position reached by a capture, "
+            "whose rating is exact)\n"
+        )
     for k in (0, 1):
         reports = [r for g in results for r in g.reports[k]]
         write(f"  {names[k]}: {side_figures(reports, seconds)}\n")
@@ -500,7 +571,11 @@ def main_match(
 ) -> int:
     """``bench/engine.py --match-engine`` (returns the exit status)."""
     first = ours if ours else OUR_ENGINE
-    results = run_match(first, other, games, seconds, seed, jobs=jobs, plies=plies)
+    values = endgame_store.load()
+    database = (values, endgame_store.database_seeds(values)) if values is not None else None
+    results = run_match(
+        first, other, games, seconds, seed, jobs=jobs, plies=plies, database=database
+    )
     if on_done is not None:
         on_done(results)
     return 0

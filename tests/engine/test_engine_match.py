@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.engine_match import elo, opening_for, run_match
+from bench.engine_match import GameResult, elo, opening_for, rating, run_match
+from companion import endgame_store
+from core import Position
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,3 +85,17 @@ def test_elo_and_its_interval() -> None:
     assert e == pytest.approx(190.8, abs=0.5) and lo < e < hi
     e, lo, hi = elo(0, 20, [0.0] * 20)  # all lost: clamped half a game in, still an interval
     assert e < -400 and lo <= e < hi
+
+
+def test_database_ratings_and_games_lost_below_them(tmp_path: Path) -> None:
+    values = endgame_store.build(6, root=tmp_path, show_progress=False)
+    database = (values, 6)
+    won = Position.from_text("0-0-0-0-0-1-1-1-0-0-0-0-24-21-S")  # F wins for South
+    assert rating(won, 0, database) == 1.0 and rating(won, 1, database) == 0.0
+    drawn = Position.from_text("1-0-0-0-2-0-0-1-0-0-1-0-24-19-S")
+    assert rating(drawn, 0, database) == rating(drawn, 1, database) == 0.5
+    assert rating(Position.initial(), 0, database) is None  # 48 seeds: not covered
+    g = GameResult(0, 1, 0, [], points=0.0, promise=0.5, exact_promise=None)
+    assert g.broken and not g.exact_broken
+    g = GameResult(0, 1, 0, [], points=0.5, promise=0.5, exact_promise=0.5)
+    assert not g.broken
