@@ -195,7 +195,9 @@ def open_view(page: Any, url: str, view: str, board: int = 1, **params: str) -> 
     """Load a view and wait until the first state is drawn."""
     query = "&".join([f"view={view}", f"board={board}", *(f"{k}={v}" for k, v in params.items())])
     page.goto(f"{url}/?{query}")
-    page.wait_for_selector("body[data-ready=true]", timeout=10_000)
+    # attached, not visible: the stream corner draws nothing in the page's flow (its body
+    # has no height), the pits below are what must be seen
+    page.wait_for_selector("body[data-ready=true]", state="attached", timeout=10_000)
     page.wait_for_selector("#board svg .pit", timeout=10_000)
     return page
 
