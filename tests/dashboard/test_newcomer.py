@@ -437,15 +437,36 @@ def test_the_move_list_follows_the_replayed_move(history_server: LiveServer, new
         assert time.monotonic() < deadline, server.state(2)["moves"]
         time.sleep(0.3)
     page = open_view(new_page(1366, 768), server.url, "spectator", board=2)
+    panel = page.locator("section.moves")
+    title = page.locator("#moves-heading")
+
+    def title_in_view() -> bool:
+        box, head = panel.bounding_box(), title.bounding_box()
+        assert box is not None and head is not None
+        return bool(box["y"] <= head["y"] + 1 and head["y"] + head["height"] <= box["y"] + 100)
+
+    # the live list follows the newest move and keeps its title (it scrolled away)
+    page.wait_for_function(
+        "(() => { const p = document.querySelector('section.moves');"
+        " return p.scrollTop > 0 && p.scrollTop + p.clientHeight >= p.scrollHeight - 2; })()"
+    )
+    assert title_in_view()
     game = page.wait_for_selector("#game-list .game[data-board='2']")
     game.click()
     page.wait_for_selector("body[data-replay=true]", state="attached")
-    panel = page.locator("section.moves")
 
     def current_in_view() -> bool:
         box, cur = panel.bounding_box(), page.locator("#move-list .move.current").bounding_box()
-        assert box is not None and cur is not None
-        return bool(box["y"] <= cur["y"] and cur["y"] + cur["height"] <= box["y"] + box["height"])
+        head = title.bounding_box()
+        assert box is not None and cur is not None and head is not None
+        # below the title, which stays at the top of the panel
+        return (
+            bool(
+                head["y"] + head["height"] <= cur["y"] + 1
+                and cur["y"] + cur["height"] <= box["y"] + box["height"]
+            )
+            and title_in_view()
+        )
 
     page.click("#replay-last")
     assert current_in_view()
