@@ -499,10 +499,9 @@ def one_game_server(
 ) -> Iterator[tuple[str, LiveServer]]:
     """A service watching one virtual board flat out, playing one game of a rule set.
 
-    One board per service: seven boards flat out at once (80 readings a second each) kept
-    the service's event loop too busy for the tracker referee (1-8 ms a reading) to answer
-    /health within 30 s. (A hall of sensor boards at their real pace sends as many
-    readings: see the report of issue 27.)"""
+    One board per service: seven boards flat out at once (each sending its readings as
+    fast as they are read, not at a board's 80 a second) kept the service's event loop too
+    busy for the tracker referee (1-8 ms a reading) to answer /health within 30 s."""
     name = request.param
     source = f"sim://?rules={name}&seed={GAMES[name]}&speed=0&loop=0"
     with run_service(tmp_path, [source], "--no-engine") as url:
