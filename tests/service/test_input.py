@@ -105,6 +105,10 @@ def test_a_command_the_log_cannot_take_is_not_applied(tmp_path: Path) -> None:
         try:
             os.dup2(full, fd)  # every write to the log now fails: No space left on device
             r = client.post(COMMAND, json={"command": "set_position", "position": MOVED})
+            with client.websocket_connect("ws://127.0.0.1:8000/ws/board/1?role=referee") as ws:
+                assert ws.receive_json()["type"] == "state"
+                ws.send_json({"command": "set_position", "position": MOVED})
+                answer = ws.receive_json()
         finally:
             os.dup2(saved, fd)
             os.close(saved)
@@ -112,6 +116,8 @@ def test_a_command_the_log_cannot_take_is_not_applied(tmp_path: Path) -> None:
         assert r.status_code == 503, r.text
         detail = r.json()["detail"]
         assert "not applied" in detail and "No space left on device" in detail, detail
+        assert answer["type"] == "command_result" and answer["ok"] is False, answer
+        assert "not applied" in answer["detail"], answer
         assert client.get("/api/board/1/state").json()["position"] == before
         assert (board.hub.published, len(board.events)) == (published, events)
 
