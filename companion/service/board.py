@@ -590,7 +590,10 @@ class BoardRuntime:
         ``CommandError``, or ``CommandNotLogged`` when the log could not be written
         (the game is then unchanged)."""
         cmd = validate_command(raw)
-        if self.storage_error is not None or self._unwritten is not None:
+        # Events that wait to be written come first: nothing may be logged after them. (A
+        # storage error alone does not refuse: the command's own write tries the disk
+        # again, so a quiet board takes commands as soon as there is room.)
+        if self._unwritten is not None and not self._write_unwritten():
             raise CommandNotLogged(
                 f"not applied: the session log cannot be written ({self.storage_error}); "
                 "nothing can be recorded until there is room again (the game goes on by itself "
@@ -609,15 +612,12 @@ class BoardRuntime:
         try:
             self.session.append(line)
         except OSError as exc:
-            log.error(
-                "board %s: command not applied, the log could not be written: %s",
-                self.board,
-                exc.strerror or exc,
-            )
+            self._storage_failed(exc)  # said once (log, pages, health) until it is written
             raise CommandNotLogged(
-                "not applied: the session log could not be written "
+                "not applied: the session log cannot be written "
                 f"({exc.strerror or exc}); the game is as it was"
             ) from None
+        self._storage_ok()
         events = self.referee.command(line, t)  # CommandError: refused, nothing changed
         self._publish(events, names)
         if cmd["command"] in ("set_position", "undo"):

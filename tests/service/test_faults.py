@@ -100,8 +100,10 @@ def test_a_corrupt_line_in_the_middle_is_skipped_and_reported(tmp_path: Path) ->
         assert "not JSON" in lines[observation + 1]["why"]
         assert lines[observation + 1]["held"].startswith('{"t": 12.5, "pits": [4, 4,')
         assert lines[event + 1]["why"] == "not a JSON object"
-        # everything else was kept: the game goes on from the logged moves
-        assert len(again.get("/api/board/1/state").json()["moves"]) >= 3
+        # everything else was kept: the logged game and its moves (the virtual board, started
+        # afresh, lays out a new game at once, which the referee records as the next game)
+        games = again.get("/api/games").json()
+        assert max(g["moves"] for g in games) >= 3, games
         assert again.get("/api/board/1/events").json()["total"] >= 4
         out = again.log_text()
         assert f"line {observation + 1}" in out and "Traceback" not in out
@@ -113,7 +115,12 @@ def test_a_corrupt_line_in_the_middle_is_skipped_and_reported(tmp_path: Path) ->
 
 
 def _disk_full_run(
-    server: Server, fill: Any, free: Any, data: Path, browser_page: Any = None
+    server: Server,
+    fill: Any,
+    free: Any,
+    data: Path,
+    browser_page: Any = None,
+    every_write_fails: bool = True,
 ) -> None:
     page = Spectator(server)
     try:
@@ -138,9 +145,12 @@ def _disk_full_run(
         time.sleep(1.5)
         assert len(page.events()) == shown
         assert read_jsonl(session_log(data)) == lines
-        # a command cannot be recorded: refused, with why
-        refused = server.post("/api/board/1/command", json={"command": "undo"})
-        assert refused.status_code == 503 and "cannot be written" in refused.json()["detail"]
+        # a command cannot be recorded: refused, with why. (On a really full file system the
+        # last page of the log may still take a line as short as a command's; then it is
+        # logged and applied, which breaks no promise, so it is not asked there.)
+        if every_write_fails:
+            refused = server.post("/api/board/1/command", json={"command": "undo"})
+            assert refused.status_code == 503 and "cannot be written" in refused.json()["detail"]
         if browser_page is not None:  # the referee's page says so, in a card
             card = browser_page.wait_for_selector(".alert-storage", timeout=10_000)
             assert "cannot be recorded" in card.inner_text()
@@ -219,7 +229,7 @@ def test_a_really_full_tmpfs_is_reported_and_the_game_resumes(tmp_path: Path) ->
             finally:
                 os.close(fd)
 
-        _disk_full_run(server, fill, filler.unlink, data)
+        _disk_full_run(server, fill, filler.unlink, data, every_write_fails=False)
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
