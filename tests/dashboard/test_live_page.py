@@ -285,11 +285,13 @@ def test_history_replay_and_downloads(live_server: LiveServer, new_page: Any) ->
     page.click("#history-refresh")
     page.wait_for_selector("#game-list .game")
     games = httpx.get(f"{live_server.url}/api/games?limit=50", timeout=5).json()
-    # An Oware game of a few moves whose record replays (not corrected by hand).
+    # An Oware game of a few moves whose record replays (not corrected by hand), and does
+    # not grow while the test reads it: not board 1's, where the virtual board plays on
+    # (its game went from 13 moves to 15 between the list and the title in German)
     details = [
         httpx.get(f"{live_server.url}/api/games/{g['id']}", timeout=5).json()
         for g in games
-        if g["rules"] == "abapa" and g["moves"] >= 3
+        if g["rules"] == "abapa" and g["moves"] >= 3 and g["board"] != "1"
     ]
     oware = next(d for d in details if d["record"] is not None and d["record"]["moves"])
     record = oware["record"]

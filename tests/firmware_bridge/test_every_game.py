@@ -168,7 +168,19 @@ def _follow(query: str, limit_s: float = 100.0) -> tuple[Referee, list[int], lis
 @pytest.mark.parametrize(
     ("spec", "seed"),
     [(name, 3) for name in PRESETS if name != "oware"]  # oware is abapa by another name
-    + [("universal:players=4,variants=9", 1), ("universal:players=3,variants=10", 2)],
+    + [("universal:players=4,variants=9", 1), ("universal:players=3,variants=10", 2)]
+    + [
+        pytest.param(
+            "universal-3",
+            1,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a legal game raises two false alerts: at move 20 (2D, nine seeds) "
+                "'pit 3B was skipped: the seed meant for 3B went into 3C', then an "
+                "ambiguous count of 3B (found by the page test of every rule set, issue 27)",
+            ),
+        )
+    ],
 )
 def test_referee_follows_the_virtual_board_to_the_end(spec: str, seed: int) -> None:
     ref, truth, alerts = _follow(f"speed=0&seed={seed}&rules={spec}")
