@@ -147,6 +147,10 @@ class GameIndex:
         assert cur.lastrowid is not None
         return cur.lastrowid
 
+    def count_games(self, log_id: int) -> int:
+        row = self._db.execute("SELECT COUNT(*) AS n FROM games WHERE log_id = ?", (log_id,))
+        return int(row.fetchone()["n"])
+
     def last_game(self, log_id: int) -> int | None:
         row = self._db.execute(
             "SELECT id FROM games WHERE log_id = ? ORDER BY id DESC LIMIT 1", (log_id,)

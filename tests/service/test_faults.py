@@ -381,3 +381,42 @@ def test_a_game_exports_before_its_first_event(tmp_path: Path) -> None:
         assert as_json.status_code == 200 and as_json.json()["moves"] == []
     finally:
         server.stop()
+
+
+def test_a_game_row_the_index_lost_in_a_crash_is_made_again(tmp_path: Path) -> None:
+    """The index is written behind the log: a SIGKILL can lose its last rows. The resumed
+    game gets its own row again, and the game before keeps its own record."""
+    import sqlite3
+
+    data = tmp_path / "data"
+    args = ("--source", SIM, "--no-engine")
+    server = start_server(data, *args)
+    _wait(lambda: len(server.get("/api/board/1/state").json()["moves"]) >= 2, 60)
+    server.stop(signal.SIGKILL)
+    server = start_server(data, *args)  # the virtual board lays out a new game at once
+
+    def new_games() -> int:
+        events = server.get("/api/board/1/events", params={"limit": 5000}).json()["events"]
+        return sum(e["type"] == "new_game" for e in events)
+
+    _wait(lambda: new_games() >= 1, 60)
+    _wait(lambda: server.get("/health").json()["index"]["pending"] == 0, 10)
+    server.stop(signal.SIGKILL)
+    db = sqlite3.connect(data / "games.sqlite")
+    rows = db.execute("SELECT id, record FROM games ORDER BY id").fetchall()
+    assert len(rows) >= 2
+    # as if the writer had lost every row after the first game's
+    db.execute("DELETE FROM games WHERE id > ?", (rows[0][0],))
+    db.commit()
+    db.close()
+    server = start_server(data, *args)
+    try:
+        _wait(lambda: server.get("/health").json()["index"]["pending"] == 0, 10)
+        db = sqlite3.connect(data / "games.sqlite")
+        games = db.execute("SELECT id, record FROM games ORDER BY id").fetchall()
+        db.close()
+        # the first game keeps its record; the resumed one has a row of its own again
+        assert games[0] == rows[0]
+        assert len(games) >= 2
+    finally:
+        server.stop()
