@@ -168,7 +168,10 @@ def _disk_full_run(
     seqs = [e["seq"] for e in logged]
     assert seqs == sorted(set(seqs))
     out = server.log_text()
-    assert out.count("No space left") == 1, out
+    # one line for the log (and at most one more each for the checkpoint and the index,
+    # on the same disk), not one per reading
+    assert out.count("the game waits") == 1, out
+    assert out.count("No space left") <= 2 and out.count("disk is full") <= 1, out
     assert "Traceback" not in out
 
 
