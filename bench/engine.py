@@ -6,6 +6,13 @@ Usage (each part can be chosen; figures are medians)::
     nice .venv/bin/python bench/engine.py --build 14          # build time per layer
     nice .venv/bin/python bench/engine.py --match --games 100 --time 1.0
     nice .venv/bin/python bench/engine.py --tune --games 40   # evaluation weights
+    python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
+
+``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
+``--our-engine CMD``) against any engine that speaks Aualé's protocol, both as
+subprocesses, our rules core as the arbiter (see ``bench/engine_match.py``):
+per game and in total the points, seeds, Elo difference with its 95 %
+interval, depth and nodes per second of each side.
 
 The match: the engine (alpha-beta, endgame databases from the cache if built)
 against a UCT Monte Carlo tree search player with random rollouts, both given
@@ -237,6 +244,23 @@ def main() -> int:
         help="time an endgame build up to N seeds (in a temporary directory)",
     )
     parser.add_argument("--match", action="store_true", help="engine vs MCTS match")
+    parser.add_argument(
+        "--match-engine",
+        metavar="CMD",
+        default=None,
+        help="match our engine against the engine this command starts (protocol)",
+    )
+    parser.add_argument(
+        "--our-engine",
+        metavar="CMD",
+        default=None,
+        help="--match-engine: command of the first engine (default: ours, "
+        "python -m companion.cli engine)",
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="--match-engine: games at once")
+    parser.add_argument(
+        "--opening-plies", type=int, default=2, help="--match-engine: random plies to start"
+    )
     parser.add_argument("--tune", action="store_true", help="evaluation weights self-play")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--time", type=float, default=1.0, help="seconds per move / search")
@@ -251,6 +275,18 @@ def main() -> int:
         help="--tune: candidate weights (captured on_side vulnerable empty kroo)",
     )
     args = parser.parse_args()
+    if args.match_engine is not None:
+        from bench.engine_match import main_match
+
+        return main_match(
+            args.match_engine,
+            args.games,
+            args.time,
+            args.seed,
+            args.jobs,
+            ours=args.our_engine,
+            plies=args.opening_plies,
+        )
     if not (args.search or args.build is not None or args.match or args.tune):
         args.search = True
         args.build = 12

@@ -126,8 +126,11 @@ def bench_new_board(
     learn_games: int,
     seed: int,
     repeat: int,
+    save_beliefs: Path | None = None,
 ) -> int:
-    """All the protocol's figures for one folder."""
+    """All the protocol's figures for one folder. ``save_beliefs``: keep the beliefs of the
+    scored photographs (arrays ``beliefs`` and ``labels``) for ``bench.referee_games
+    --photos``."""
     examples = load_folder(folder)
     if not examples:
         print(f"no images in {folder}: it should hold <count>/<image>.png")
@@ -147,6 +150,9 @@ def bench_new_board(
         f", fitted in {run.fit_seconds:.1f} s\nscored on the other {len(run.split.scored)}"
     )
     print_scores(run.beliefs, run.truth, (0.97, 0.92))
+    if save_beliefs is not None:
+        np.savez(save_beliefs, beliefs=run.beliefs, labels=run.truth)
+        print(f"beliefs of the {len(run.truth)} scored photographs saved to {save_beliefs}")
     crops = [e.image for e in run.split.scored]
     times = []
     for _ in range(repeat):

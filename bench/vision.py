@@ -394,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
             args.learn_games,
             args.seed,
             args.repeat,
+            args.save_beliefs,
         )
     if args.dataset is not None:
         args.counter = args.counter or "deep"

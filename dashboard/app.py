@@ -9,7 +9,10 @@
 
 The service starts with the app (lifespan) and stops with it, so uvicorn's
 handling of SIGINT/SIGTERM closes the sources and the logs cleanly. Request
-bodies above ``max_body_bytes`` are refused with 413 before they are read.
+bodies above ``max_body_bytes`` are refused with 413 before they are read, and
+:class:`dashboard.guard.Guard` checks every request's ``Host`` and ``Origin``
+and gives the pages their security headers (``docs/SECURITY.md``); a token in a
+logged address is written ``token=…`` (:class:`RedactTokens`).
 The pages (``dashboard/static/``): the home page at ``/``, listing every board
 and view, and a board's page at ``/board/{b}`` (:mod:`.routers.pages`); their
 files under ``/static``; without them a small placeholder says where the API is.
@@ -18,6 +21,8 @@ files under ``/static``; without them a small placeholder says where the API is.
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from companion import __version__
 from companion.service.service import Service
 
+from .guard import Guard, ServedHosts
 from .routers import camera, games, health, pages, state, ws
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -88,6 +94,39 @@ class _TooLarge(Exception):
     pass
 
 
+#: ``token=…`` in a logged address (a query string), up to the next separator.
+_TOKEN_IN_URL = re.compile(r"(?i)\b(token=)[^&\s\"'#]*")
+
+#: The loggers that print request addresses: uvicorn's access log, and its WebSocket lines.
+ADDRESS_LOGGERS = ("uvicorn.access", "uvicorn.error")
+
+
+class RedactTokens(logging.Filter):
+    """Write ``token=…`` instead of a token in any logged address (a program may still send
+    one in the query string; the pages never do).
+
+    >>> record = logging.LogRecord("uvicorn.access", 20, "", 0, '%s - "%s %s"', (
+    ...     "127.0.0.1:5", "GET", "/ws/board/1?role=referee&token=s3cret-token"), None)
+    >>> RedactTokens().filter(record) and record.getMessage()
+    '127.0.0.1:5 - "GET /ws/board/1?role=referee&token=…"'
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "token=" in message.lower():
+            record.msg = _TOKEN_IN_URL.sub(r"\1…", message)
+            record.args = None
+        return True
+
+
+def redact_tokens_in_logs() -> None:
+    """Install :class:`RedactTokens` on the loggers that print addresses (once)."""
+    for name in ADDRESS_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
+
+
 def create_app(service: Service, static_dir: Path | None = None) -> FastAPI:
     """The web app serving ``service`` (started and stopped with the app)."""
 
@@ -108,6 +147,7 @@ def create_app(service: Service, static_dir: Path | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.service = service
+    redact_tokens_in_logs()
     folder = static_dir or STATIC_DIR
     app.state.static_dir = folder
     for module in (health, state, games, camera, ws, pages):
@@ -115,4 +155,11 @@ def create_app(service: Service, static_dir: Path | None = None) -> FastAPI:
     if folder.is_dir():
         app.mount("/static", StaticFiles(directory=folder), name="static")
     app.add_middleware(BodyLimit, limit=service.config.max_body_bytes)
+    config = service.config
+    # outermost: a request for another Host or from another site's page goes no further
+    app.add_middleware(
+        Guard,
+        hosts=ServedHosts(config.host, config.port, config.allowed_origins),
+        allowed_origins=config.allowed_origins,
+    )
     return app

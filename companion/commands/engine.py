@@ -1,4 +1,5 @@
-"""Engine subcommands: ``analyze`` a position, ``endgame build`` the databases.
+"""Engine subcommands: ``analyze`` a position, ``endgame build`` the databases,
+``engine`` (the engine as a service speaking Aualé's UCI-like protocol).
 
 Examples::
 
@@ -6,6 +7,7 @@ Examples::
     oware-companion analyze 0-0-0-0-0-1-1-1-0-0-0-0-24-21-S --json
     oware-companion analyze 4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-4-0-0-0-1 --rules universal-3
     oware-companion endgame build --max-seeds 16
+    oware-companion engine            # then type: uci, position startpos moves Ab, go movetime 500
 
 ``analyze`` uses the endgame databases found in the cache directory
 automatically (Abapa only); build them once with ``endgame build``.
@@ -50,6 +52,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--explain", metavar="MOVE", default=None, help="also explain this move in words (e.g. F)"
     )
     p.add_argument("--no-endgame", action="store_true", help="do not use the endgame databases")
+    p.add_argument(
+        "--engine",
+        metavar="CMD",
+        default=None,
+        help="ask an outside engine that speaks Aualé's protocol (e.g. '/path/aalina service') "
+        "for its move, score and line instead",
+    )
     p.set_defaults(func=run_analyze)
 
     e = subparsers.add_parser("endgame", help="endgame databases (Abapa)")
@@ -72,6 +81,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     s = esub.add_parser("status", help="which layers are built, and where")
     s.set_defaults(func=run_endgame_status)
 
+    u = subparsers.add_parser(
+        "engine",
+        help="run the engine as a service speaking Aualé's UCI-like protocol on stdin/stdout",
+        description="Read protocol commands (uci, isready, ucinewgame, position startpos|fen F "
+        "moves ..., go movetime MS|depth N|infinite, stop, quit) on stdin and answer on stdout, "
+        "as the Aualé program and the Aalina engine do; see docs/ENGINE.md.",
+    )
+    u.add_argument(
+        "--rules",
+        type=rules_spec,
+        default="abapa",
+        help="Oware rule set NAME[:key=value,...] (default abapa)",
+    )
+    u.add_argument("--no-endgame", action="store_true", help="do not use the endgame databases")
+    u.set_defaults(func=run_engine_service)
+
+
+def run_engine_service(args: argparse.Namespace) -> int:
+    """Handler of ``engine``."""
+    from companion.commands.engine_service import serve
+
+    if parse_rules_spec(args.rules).family != "oware":
+        raise ValueError(f"the protocol plays two-player Oware, not {args.rules}")
+    return serve(args)
+
 
 def _table(analysis: Analysis) -> str:
     lines = [str(analysis.position), ""]
@@ -93,6 +127,8 @@ def run_analyze(args: argparse.Namespace) -> int:
             f"the game is over: {position.ending.text if position.ending else ''}", file=sys.stderr
         )
         return 1
+    if args.engine:
+        return _analyze_outside(args, position)
     use_db = not args.no_endgame and database_applies(position)
     database = endgame_store.load() if use_db else None
     db_max = endgame_store.database_seeds(database) if database is not None else -1
@@ -122,6 +158,55 @@ def run_analyze(args: argparse.Namespace) -> int:
         if explanation is not None:
             print()
             print(explanation.text)
+    return 0
+
+
+def _analyze_outside(args: argparse.Namespace, position: Position) -> int:
+    """``analyze --engine CMD``: one search by an outside engine through the protocol."""
+    from companion.commands.engine_client import EngineFault, ProtocolEngine
+
+    if position.players != 2 or position.ruleset.family != "oware":
+        raise ValueError("an outside engine plays two-player Oware only")
+    try:
+        engine = ProtocolEngine(args.engine, "engine")
+    except (EngineFault, OSError) as exc:
+        raise ValueError(f"cannot start the engine {args.engine!r}: {exc}") from None
+    try:
+        engine.send("setoption name OwnBook value false")  # a search, not a book move
+        engine.new_game()
+        report = engine.think([], max(round(args.time * 1000), 1), 10.0, fen=position.to_text())
+    except EngineFault as exc:
+        raise ValueError(str(exc)) from None
+    finally:
+        engine.close()
+    if report.pit is None or not position.is_legal(report.pit):
+        raise ValueError(f"the engine answered {report.pit!r}, not a legal move here")
+    from core.notation import move_name
+
+    out = {
+        "engine": engine.title,
+        "best": report.pit,
+        "best_name": move_name(report.pit),
+        "score_cp": report.score_cp,
+        "mate": report.mate,
+        "pv_names": list(report.pv),
+        "depth": report.depth,
+        "nodes": report.nodes,
+        "seconds": round(report.seconds, 3),
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    if report.mate is not None:
+        score = f"mate {report.mate}"
+    elif report.score_cp is not None:
+        score = f"{report.score_cp} cp"
+    else:
+        score = "not given"
+    print(position)
+    print()
+    print(f"best {out['best_name']}   line: {' '.join(report.pv)}")
+    print(f"score {score}, depth {report.depth}, {report.seconds:.2f} s ({engine.title})")
     return 0
 
 

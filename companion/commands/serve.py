@@ -41,7 +41,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.commands.rules import rules_spec
-from companion.service.config import ServiceConfig, load_config
+from companion.service.config import ServiceConfig, check_token, load_config
 from companion.service.preflight import StartError, preflight
 from companion.service.service import Service, is_loopback
 from companion.service.sources import is_camera_url
@@ -132,11 +132,22 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-engine", action="store_true", help="no suggestions (saves the CPU)")
     p.add_argument("--engine-seconds", type=float, default=None, help="thinking time per move")
+    p.add_argument(
+        "--silent-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a connected board that sends no frame this long is reported silent "
+        "(default 2; 0: never)",
+    )
 
 
 def build_config(args: argparse.Namespace) -> ServiceConfig:
     """The venue config with the command line's overrides."""
     config = load_config(args.config) if args.config else ServiceConfig()
+    check_token(args.token)  # the config file's own was checked as it was read
+    if args.silent_after is not None and not 0 <= args.silent_after <= 3600:
+        raise ValueError("--silent-after must be between 0 (never) and 3600 seconds")
     return config.with_overrides(
         rules=args.rules,
         host=args.host,
@@ -146,6 +157,7 @@ def build_config(args: argparse.Namespace) -> ServiceConfig:
         fair_play=args.fair_play,
         engine=False if args.no_engine else None,
         engine_seconds=args.engine_seconds,
+        silent_after=args.silent_after,
     )
 
 

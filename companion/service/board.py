@@ -10,7 +10,11 @@ A :class:`BoardRuntime` owns everything about one physical board:
   accepted command is written and flushed, then its events are written and
   ``fsync``-ed, and only then broadcast and indexed;
 * the games index row of the game in progress;
-* the engine worker, if any, told about every new position.
+* the engine worker, if any, told about every new position;
+* a watch on the link: a source that was connected and has sent no frame for
+  ``silent_after`` seconds is reported ``"silent"`` (a hung board keeps its
+  port open and says nothing), to the pages and in ``/health``; its next
+  frame brings the state it had back.
 
 Crash resume: at start, if the index has an unfinished log for this board,
 it is replayed line by line into a fresh referee (exactly what
@@ -41,7 +45,7 @@ from typing import Any
 from core.observation import Observation, most_likely
 from core.position import Position
 from core.records import GameRecord, records_from_events
-from core.referee import CommandError, Event, Referee
+from core.referee import Event, Referee
 from core.referee.session import (
     feed_line,
     line_kind,
@@ -51,7 +55,7 @@ from core.referee.session import (
 
 from .checkpoint import CHECKPOINT_BUSY, Checkpointer
 from .checkpoint import load as load_checkpoint
-from .commands import validate_command
+from .commands import CommandNotLogged, validate_command
 from .hub import Hub, Subscriber
 from .index import GameIndex, IndexWriter, Ref
 from .recorder import DamagedLine, LogWriteError, SessionLog, read_log
@@ -63,6 +67,16 @@ RESTART_GAP = 1.0
 
 #: Longest wait for pages to receive what was published before reading on (seconds).
 DRAIN_TIMEOUT = 0.05
+#: Items from a source waiting for the referee, at most. A source that reads faster than the
+#: referee judges (a virtual board flat out, a replay) waits for it: otherwise its thread
+#: fills memory and, holding the interpreter, starves the event loop that serves the pages.
+PENDING = 64
+
+#: Seconds without a frame after which a connected source is reported silent.
+SILENT_AFTER = 2.0
+
+#: Link states in which a source is expected to send frames.
+TALKING = ("connected", "unsure")
 
 #: Seconds between two tries to write again after a write failed (a full disk).
 STORAGE_RETRY = 0.5
@@ -88,6 +102,7 @@ class BoardRuntime:
         fair_play: bool = False,
         engine_factory: Callable[[Callable[[dict[str, Any]], None]], Any] | None = None,
         resume: bool = True,
+        silent_after: float = SILENT_AFTER,
     ) -> None:
         self.board = board
         self.url = url
@@ -127,10 +142,16 @@ class BoardRuntime:
         self._engine_factory = engine_factory
         self._engine: Any = None
         self._resume = resume
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=PENDING)
         self._thread: threading.Thread | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = threading.Event()
+        self.silent_after = silent_after
+        self._last_frame = time.monotonic()
+        """When the source last gave a frame (set by its thread; monotonic seconds)."""
+        self._talking: dict[str, Any] | None = None
+        """The link state a silence interrupted, given back at the next frame."""
+        self._watch: asyncio.Task[None] | None = None
         self._last_t = 0.0
         self._offset = 0.0
         self.referee: Referee
@@ -191,6 +212,8 @@ class BoardRuntime:
         )
         self._thread.start()
         self._task = asyncio.create_task(self._consume(), name=f"board-{self.board}")
+        if self.silent_after > 0:
+            self._watch = asyncio.create_task(self._watch_link(), name=f"watch-{self.board}")
 
     async def stop(self) -> None:
         """Close the source, wait for its thread, flush and close the log."""
@@ -204,10 +227,11 @@ class BoardRuntime:
                 await self._ready
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, 5.0)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._watch):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._engine is not None:
             await asyncio.to_thread(self._engine.close)
         if self._retry_handle is not None:
@@ -222,14 +246,33 @@ class BoardRuntime:
         """The source thread: hand every item to the event loop."""
         try:
             for item in self.source:
-                if self._stopping.is_set():
+                if not _is_status(item):
+                    self._last_frame = time.monotonic()
+                if self._stopping.is_set() or not self._hand_over(loop, item):
                     break
-                loop.call_soon_threadsafe(self._queue.put_nowait, item)
         except Exception as exc:
             log.exception("board %s: source %s failed", self.board, self.url)
             status = {"type": "link", "state": "disconnected", "detail": f"source failed: {exc}"}
-            with contextlib.suppress(RuntimeError):  # the loop may be closing
-                loop.call_soon_threadsafe(self._queue.put_nowait, status)
+            self._hand_over(loop, status)
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop, item: Any) -> bool:
+        """Put ``item`` on the queue, waiting while it is full; False once stopping."""
+        put = self._queue.put(item)
+        try:
+            done = asyncio.run_coroutine_threadsafe(put, loop)
+        except RuntimeError:  # the loop is closed
+            put.close()
+            return False
+        while not self._stopping.is_set():
+            try:
+                done.result(timeout=0.2)
+                return True
+            except TimeoutError:
+                continue
+            except (RuntimeError, asyncio.CancelledError):  # the loop is closing
+                return False
+        done.cancel()
+        return False
 
     async def _consume(self) -> None:
         while True:
@@ -249,6 +292,31 @@ class BoardRuntime:
             await asyncio.sleep(0)
             if self.hub.published != published:
                 await self.hub.drained(DRAIN_TIMEOUT)
+
+    async def _watch_link(self) -> None:
+        """Report a connected source that sends nothing as silent (see the module docstring)."""
+        while True:
+            await asyncio.sleep(min(0.25, self.silent_after / 4))
+            quiet = time.monotonic() - self._last_frame
+            if self.link.get("state") in TALKING and quiet >= self.silent_after:
+                self._talking = self.link
+                self.link = {
+                    "type": self.link.get("type", "link"),
+                    "state": "silent",
+                    "detail": f"no frame from the board for {self.silent_after:g} s: "
+                    "is it on and plugged in?",
+                }
+                log.warning("board %s: silent (no frame for %.1f s)", self.board, quiet)
+                self.hub.publish({**self.link, "board": self.board})
+
+    def _heard(self) -> None:
+        """A frame came: a silent link has its state back."""
+        if self.link.get("state") != "silent":
+            return
+        self.link = self._talking or {"type": "link", "state": "connected", "detail": ""}
+        self._talking = None
+        log.info("board %s: frames again", self.board)
+        self.hub.publish({**self.link, "board": self.board})
 
     def _checkpoint(self) -> None:
         """Save where the game stands (:mod:`.checkpoint`): a restart replays from here."""
@@ -395,6 +463,8 @@ class BoardRuntime:
 
     def handle(self, item: Any) -> None:
         """One item from the source (on the event loop)."""
+        if not _is_status(item):
+            self._heard()
         if isinstance(item, Observation):
             self._observe(item)
         elif isinstance(item, dict) and "command" in item:
@@ -403,6 +473,9 @@ class BoardRuntime:
             self._run_command(validate_command({k: v for k, v in item.items() if k != "t"}), t)
         elif isinstance(item, dict) and item.get("type") in ("link", "camera"):
             self.link = {k: item[k] for k in ("type", "state", "detail") if k in item}
+            self._talking = None
+            if self.link.get("state") in TALKING:  # (re)connected: frames are due from now
+                self._last_frame = time.monotonic()
             self.hub.publish({**self.link, "board": self.board})
         elif isinstance(item, dict):
             self._observe_raw(item)
@@ -515,12 +588,15 @@ class BoardRuntime:
 
     # -- commands from people -------------------------------------------------------------
     def command(self, raw: Any) -> list[dict[str, Any]]:
-        """Carry out a command (on the event loop); raises ``CommandInvalid`` / ``CommandError``."""
+        """Carry out a command (on the event loop); raises ``CommandInvalid``,
+        ``CommandError``, or ``CommandNotLogged`` when the log could not be written
+        (the game is then unchanged)."""
         cmd = validate_command(raw)
         if self.storage_error is not None or self._unwritten is not None:
-            raise CommandError(
-                f"the session log cannot be written ({self.storage_error}): nothing can be "
-                "recorded until there is room again (the game goes on by itself then)"
+            raise CommandNotLogged(
+                f"not applied: the session log cannot be written ({self.storage_error}); "
+                "nothing can be recorded until there is room again (the game goes on by itself "
+                "then)"
             )
         if cmd["command"] == "fair_play":
             self.set_fair_play(bool(cmd["on"]))
@@ -530,8 +606,21 @@ class BoardRuntime:
     def _run_command(self, cmd: dict[str, Any], t: float) -> list[Event]:
         names: dict[str, Any] = {k: cmd.pop(k) for k in ("south", "north") if k in cmd}
         line = {**cmd, "t": t}
-        events = self.referee.command(line, t)  # raises CommandError: nothing is logged
-        self.session.append(line)
+        # Written first, applied only once written: a command the log lacks never changed
+        # the game. One the referee refuses stays in the log; a replay refuses it too.
+        try:
+            self.session.append(line)
+        except OSError as exc:
+            log.error(
+                "board %s: command not applied, the log could not be written: %s",
+                self.board,
+                exc.strerror or exc,
+            )
+            raise CommandNotLogged(
+                "not applied: the session log could not be written "
+                f"({exc.strerror or exc}); the game is as it was"
+            ) from None
+        events = self.referee.command(line, t)  # CommandError: refused, nothing changed
         self._publish(events, names)
         if cmd["command"] in ("set_position", "undo"):
             self._publish_state()
@@ -671,6 +760,7 @@ class BoardRuntime:
             "source": self.url,
             "link": link,
             "link_state": self.link.get("state"),
+            "last_frame_s": round(time.monotonic() - self._last_frame, 1),
             "phase": self.referee.phase,
             "moves": len(self.referee.moves),
             "observations": self.observations,
@@ -689,6 +779,11 @@ class BoardRuntime:
         if self._engine is not None:
             out["engine"] = self._engine.health()
         return out
+
+
+def _is_status(item: Any) -> bool:
+    """A source's word about its link or camera (not a frame from the board)."""
+    return isinstance(item, dict) and item.get("type") in ("link", "camera")
 
 
 def _as_json(event: Event) -> dict[str, Any]:

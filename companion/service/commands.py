@@ -16,10 +16,23 @@ Service-level commands (not for the referee, never in the session log):
 Traceback (most recent call last):
 ...
 companion.service.commands.CommandInvalid: undo: unexpected field(s) t; allowed: none
+
+Every command arrives as JSON text (an HTTP body, a WebSocket message);
+:func:`parse_json` reads it strictly, so that what reaches the referee can be
+written to the log and read back unchanged: ``NaN``, ``Infinity`` and numbers
+that overflow to them, integers past Python's 4,300 digits and values nested
+deeper than :data:`MAX_DEPTH` are refused with one line, never a traceback.
+
+>>> parse_json('{"command": "set_position", "position": {"pits": [NaN]}}')
+Traceback (most recent call last):
+...
+companion.service.commands.CommandInvalid: NaN and Infinity are not allowed in a command
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,10 +52,68 @@ _FIELDS: dict[str, tuple[str, ...]] = {
 
 MAX_TEXT = 200
 MAX_NAME = 60
+#: Deepest nesting of objects and lists accepted in a message (a command needs 4).
+MAX_DEPTH = 8
+#: Largest seed count in a pit or a store.
+MAX_SEEDS = 192
+_POSITION_FIELDS = ("rules", "options", "pits", "stores", "to_move")
 
 
 class CommandInvalid(ValueError):
     """A command that is malformed; never given to the referee."""
+
+
+class CommandNotLogged(RuntimeError):
+    """A command that could not be written to the session log, so was not applied."""
+
+
+def _no_constant(name: str) -> Any:
+    raise CommandInvalid("NaN and Infinity are not allowed in a command")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999
+        raise CommandInvalid(f"the number {text[:20]} is too large")
+    return value
+
+
+def parse_json(data: bytes | str) -> Any:
+    """The JSON value of a message, read strictly (see the module docstring);
+    raises :class:`CommandInvalid` with one line saying what is wrong."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CommandInvalid("the message is not UTF-8 text") from None
+    try:
+        value = json.loads(data, parse_constant=_no_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise CommandInvalid(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except RecursionError:
+        raise CommandInvalid(f"values nested deeper than {MAX_DEPTH} levels") from None
+    except CommandInvalid:
+        raise
+    except ValueError:  # int('9' * 5000): past the 4,300 digits Python converts
+        raise CommandInvalid("a number with too many digits") from None
+    if _depth(value) > MAX_DEPTH:
+        raise CommandInvalid(f"values nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply objects and lists nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            level += 1
+            deepest = max(deepest, level)
+            if level > MAX_DEPTH:
+                break
+            stack.extend((v, level) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def validate_command(raw: Any) -> dict[str, Any]:
@@ -88,30 +159,14 @@ def _check(command: str, key: str, value: Any) -> Any:
             raise CommandInvalid(f"{where} must be a name of at most {MAX_NAME} characters")
         return value.strip()
     if key == "options":
-        if not isinstance(value, Mapping) or len(value) > 20:
-            raise CommandInvalid(f"{where} must be an object of rule options")
-        for k, v in value.items():
-            ok = isinstance(v, bool | int | str) or (
-                isinstance(v, list) and len(v) <= 10 and all(isinstance(i, int) for i in v)
-            )
-            if not ok or (isinstance(v, str) and len(v) > MAX_NAME):
-                raise CommandInvalid(f"{where}: option {k!r} has an unusable value")
-        return dict(value)
+        return _options(where, value)
     if key == "position":
         if isinstance(value, str):
             if len(value) > MAX_TEXT:
                 raise CommandInvalid(f"{where} text is too long")
             return value
         if isinstance(value, Mapping):
-            pits, stores = value.get("pits"), value.get("stores")
-            for label, seq in (("pits", pits), ("stores", stores)):
-                if (
-                    not isinstance(seq, list)
-                    or len(seq) > 24
-                    or not all(isinstance(c, int) and not isinstance(c, bool) for c in seq)
-                ):
-                    raise CommandInvalid(f"{where}: {label} must be a list of seed counts")
-            return dict(value)
+            return _position(where, value)
         raise CommandInvalid(f"{where} must be the text form or a JSON position")
     if key in ("pit", "move"):
         if isinstance(value, str) and 0 < len(value) <= 3:
@@ -128,3 +183,56 @@ def _check(command: str, key: str, value: Any) -> Any:
             return value
         raise CommandInvalid(f"{where} must be true or false")
     raise CommandInvalid(f"{where} is not understood")  # pragma: no cover
+
+
+def _is_int(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _options(where: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping) or len(value) > 20:
+        raise CommandInvalid(f"{where} must be an object of rule options")
+    for k, v in value.items():
+        ok = (
+            isinstance(v, bool | str)
+            or _is_int(v, -1000, 1000)
+            or (isinstance(v, list) and len(v) <= 10 and all(_is_int(i, -1000, 1000) for i in v))
+        )
+        if not ok or len(k) > MAX_NAME or (isinstance(v, str) and len(v) > MAX_NAME):
+            raise CommandInvalid(f"{where}: option {k[:MAX_NAME]!r} has an unusable value")
+    return dict(value)
+
+
+def _position(where: str, value: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON position with only the fields of ``Position.to_json``, each of its type."""
+    unexpected = sorted(str(k)[:MAX_NAME] for k in value if k not in _POSITION_FIELDS)
+    if unexpected:
+        raise CommandInvalid(
+            f"{where}: unexpected field(s) {', '.join(unexpected)}; "
+            f"allowed: {', '.join(_POSITION_FIELDS)}"
+        )
+    for label, longest in (("pits", 24), ("stores", 4)):
+        seq = value.get(label)
+        if label == "stores" and seq is None:
+            continue
+        if (
+            not isinstance(seq, list)
+            or len(seq) > longest
+            or not all(_is_int(c, 0, MAX_SEEDS) for c in seq)
+        ):
+            raise CommandInvalid(f"{where}: {label} must be a list of seed counts (0-{MAX_SEEDS})")
+    out: dict[str, Any] = {"pits": list(value["pits"])}
+    if value.get("stores") is not None:
+        out["stores"] = list(value["stores"])
+    if "to_move" in value:
+        if not _is_int(value["to_move"], 0, 3):
+            raise CommandInvalid(f"{where}: to_move must be a player number (0-3)")
+        out["to_move"] = value["to_move"]
+    if "rules" in value:
+        rules = value["rules"]
+        if not isinstance(rules, str) or not 0 < len(rules) <= MAX_NAME:
+            raise CommandInvalid(f"{where}: rules must be a rule-set name")
+        out["rules"] = rules
+    if value.get("options") is not None:
+        out["options"] = _options(f"{where}: options", value["options"])
+    return out

@@ -11,7 +11,8 @@ The command line overrides the file, the file overrides the defaults. Example
     host = "127.0.0.1"
     port = 8000
     data_dir = "/var/lib/oware"      # session logs and the games database
-    allowed_origins = ["http://club.local:8000"]   # extra WebSocket origins
+    allowed_origins = ["http://club.local:8000"]   # extra origins (and Host names)
+    silent_after = 2.0               # seconds without a frame: the board is "silent"
 
     [camera]
     calibration = "board.json"       # for camera:// and video:// (default: the saved one)
@@ -46,6 +47,33 @@ class ConfigError(ValueError):
     """A configuration file that cannot be used; the message says which key and why."""
 
 
+#: The shortest token accepted, from the config file and the command line alike.
+MIN_TOKEN = 8
+
+
+def check_token(token: str | None, where: str = "--token") -> None:
+    """The one rule for command tokens: none at all, or at least :data:`MIN_TOKEN`
+    characters. An empty one is refused too (off loopback it would let anyone command;
+    on loopback, leave the token out).
+
+    >>> check_token(None), check_token("a-long-secret")
+    (None, None)
+    >>> check_token("x")
+    Traceback (most recent call last):
+    ...
+    companion.service.config.ConfigError: --token must be at least 8 characters (it has 1)
+    """
+    if token is None:
+        return
+    if not token.strip():
+        raise ConfigError(
+            f"{where} is empty: a token must be at least {MIN_TOKEN} characters "
+            "(leave it out to have one made when listening beyond this machine)"
+        )
+    if len(token) < MIN_TOKEN:
+        raise ConfigError(f"{where} must be at least {MIN_TOKEN} characters (it has {len(token)})")
+
+
 def default_data_dir() -> Path:
     """Where session logs and the games database live unless told otherwise."""
     return platformdirs.user_data_path("oware-companion")
@@ -73,6 +101,8 @@ class ServiceConfig:
     engine_seconds: float = 3.0
     max_body_bytes: int = 64 * 1024
     """Largest request body (and WebSocket message) accepted."""
+    silent_after: float = 2.0
+    """Seconds without a frame after which a connected board is reported silent (0: never)."""
 
     def calibration_for(self, url: str) -> Path | None:
         """The camera calibration given for ``url`` (None: the one `calibrate` saved)."""
@@ -93,6 +123,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "port": int,
         "data_dir": str,
         "allowed_origins": list,
+        "silent_after": (int, float),
     },
     "camera": {"calibration": str, "keep_pit_photos": bool, "per_source": dict},
     "engine": {"enabled": bool, "seconds": (int, float)},
@@ -144,8 +175,7 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
             cfg[key] = tuple(items)
     if "venue.token" in values:
         token = values["venue.token"]
-        if len(token) < 8:
-            raise ConfigError("[venue] token must be at least 8 characters")
+        check_token(token, "[venue] token")
         cfg["token"] = token
     for key in ("fair_play", "host"):
         if f"venue.{key}" in values:
@@ -155,6 +185,11 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
         if not 0 <= port <= 65535:
             raise ConfigError(f"[venue] port must be 0-65535 (got {port})")
         cfg["port"] = port
+    if "venue.silent_after" in values:
+        silent = float(values["venue.silent_after"])
+        if not 0 <= silent <= 3600:
+            raise ConfigError("[venue] silent_after must be between 0 (never) and 3600 seconds")
+        cfg["silent_after"] = silent
     if "venue.data_dir" in values:
         cfg["data_dir"] = (base / values["venue.data_dir"]).resolve()
     if "camera.calibration" in values:

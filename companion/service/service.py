@@ -26,7 +26,7 @@ from core.position import Position
 from core.rules import parse_rules_spec
 
 from .board import BoardRuntime
-from .config import ServiceConfig
+from .config import ServiceConfig, check_token
 from .index import GameIndex, IndexWriter
 from .sources import (
     check_source,
@@ -72,6 +72,7 @@ class Service:
                 check_source(url, config.calibration_for(url))
             else:
                 validate_url(url)
+        check_token(config.token, "the token")
         self.config = config
         self.urls = list(sources)
         self.data_dir = Path(config.data_dir).resolve()
@@ -161,6 +162,7 @@ class Service:
                 fair_play=self.config.fair_play,
                 engine_factory=self._engine_factory(loop) if self.engine_enabled else None,
                 resume=self.resume,
+                silent_after=self.config.silent_after,
             )
             await runtime.start()
             self.starting[board] = runtime

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from core.engine.evaluation import WIN
 from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relative
 from core.engine.retrograde import lookup
-from core.engine.search import Searcher, SearchResult, describe_score
+from core.engine.search import Searcher, SearchResult, describe_score, history_hashes
 from core.notation import move_name
 from core.position import Position
 
@@ -60,6 +60,8 @@ class MoveValue:
             return "win"
         if self.score <= -WIN:
             return "loss"
+        if self.final is not None and self.score == 0 and self.final[0] == self.final[1]:
+            return "draw"  # the database's draw, which the search did not contradict
         if self.exact:
             return "draw" if self.score == 0 else ("win" if self.score > 0 else "loss")
         return None
@@ -195,14 +197,39 @@ def from_search(position: Position, found: SearchResult) -> Analysis:
     )
 
 
+#: Earlier occurrences of a position that end an Oware game, by the ``cycle`` option.
+CYCLE_NEEDED = {"repetition": 1, "two_rounds": 2, "declaration": 0}
+
+
 def make_searcher(
     position: Position, database: npt.NDArray[np.uint8] | None = None, db_max: int = -1
 ) -> Searcher:
-    """A :class:`Searcher` for an Oware position's rule set."""
+    """A :class:`Searcher` for an Oware position's rule set (grand slam and cycle rule)."""
     mode = oware_mode(position)
     if mode is None:
         raise ValueError(f"the alpha-beta engine plays Oware, not {position.rules}")
-    return Searcher(database if database_applies(position) else None, db_max, mode=mode)
+    needed = CYCLE_NEEDED[str(position.ruleset.options.get("cycle", "repetition"))]
+    return Searcher(
+        database if database_applies(position) else None, db_max, mode=mode, cycle_needed=needed
+    )
+
+
+def history_since_capture(
+    position: Position, zob: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.uint64]:
+    """Hashes of the positions before ``position`` since the last capture, oldest first.
+
+    They come from the position's own chain (:attr:`core.Position.prev`),
+    so a position built from its moves carries its history into the search.
+    """
+    earlier: list[tuple[npt.NDArray[np.int8], int, int]] = []
+    node = position.prev
+    while node is not None:
+        mover = node.to_move
+        earlier.append((to_relative(node.pits, mover), node.stores[mover], node.stores[1 - mover]))
+        node = node.prev
+    earlier.reverse()
+    return history_hashes(earlier, zob)
 
 
 def analyze(
@@ -215,12 +242,14 @@ def analyze(
     searcher: Searcher | None = None,
     exact_all: bool = True,
     on_iteration: Callable[[Analysis], None] | None = None,
+    max_depth: int = 60,
 ) -> Analysis:
     """Analyse ``position`` for ``seconds`` (or ``nodes``); moves come back best first.
 
     ``database``/``db_max``: an Abapa endgame database (used only for Abapa).
     ``searcher`` may be passed to keep its table between calls and to stop it
-    from another thread. ``on_iteration`` sees the analysis after every depth.
+    from another thread. ``on_iteration`` sees the analysis after every depth;
+    ``max_depth`` bounds the iterative deepening (plies).
     """
     if position.is_over:
         raise ValueError("the game is over: there is nothing to analyse")
@@ -240,7 +269,15 @@ def analyze(
             on_iteration(from_search(position, found))
 
     found = engine.search(
-        board, mine, theirs, seconds=seconds, nodes=nodes, exact_all=exact_all, on_iteration=relay
+        board,
+        mine,
+        theirs,
+        seconds=seconds,
+        nodes=nodes,
+        max_depth=max_depth,
+        exact_all=exact_all,
+        on_iteration=relay,
+        history=history_since_capture(position, engine.zob),
     )
     result = from_search(position, found)
     if 0 <= int(board.sum()) <= engine.db_max:

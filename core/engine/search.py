@@ -23,11 +23,24 @@ Techniques, and why:
 * **Solved detection**: table entries remember whether a heuristic guess lies
   below them, so "solved" (every line searched to its end) is never claimed
   on the strength of a guess stored by an earlier, shallower search.
+* **Aspiration windows** (off by default: measured, they did not pay, see
+  ``docs/ENGINE.md``): when playing, the first root move is searched within
+  a window around the last depth's score, in full only when it falls outside.
+* **Late-move reductions**: with good ordering a move tried third or later
+  that neither captures nor is the table's or a killer rarely turns out
+  best; it is searched one ply shallower first, fully only if it beats alpha.
 * **Stop flag** checked every 1024 nodes: the time limit (a timer thread)
   and cancellation (the live worker) both just raise it.
 
-Repetitions are not tracked inside the search (they are rare before the
-endgame, where the database, which does resolve cycles, takes over).
+* **Repetitions**: the positions since the last capture, of the game
+  (``history``) and of the search path, are hashed in a stack; a position
+  that recurs as the rule set's cycle rule says (Abapa: once) ends the game
+  there, each side taking the seeds on its side. A score that rests on such
+  an end holds for that history only, so the table keeps just its move.
+* **Endgame databases where exact**: a database value assumes no history
+  (no earlier position to repeat), so it is taken as exact only for a
+  position reached by a capture; reached otherwise, the search goes on
+  through it and uses the value as a (very good) guess at the horizon.
 """
 
 from __future__ import annotations
@@ -49,6 +62,7 @@ from core.engine.kernel import (
     game_end,
     legal_moves,
     play_into,
+    side_sum,
 )
 from core.engine.ranking import CUMULATIVE, rank
 from core.engine.retrograde import OFFSETS
@@ -61,7 +75,16 @@ MAX_PLY = 128
 INF = 1 << 30
 
 # Indices into the ``stats`` array shared between Python and compiled code.
-NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED = 0, 1, 2, 3, 4, 5
+NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED, REPS, FLAGS = 0, 1, 2, 3, 4, 5, 6, 7
+
+#: ``stats[FLAGS]`` bits: search techniques that can be switched off to measure them.
+LMR = 1
+
+#: Half-width of the root's aspiration window (centi-seeds).
+ASPIRATION = 60
+
+#: Move-ordering key of a killer move (captures and the table move rank above).
+KILLER_KEY = 1 << 34
 
 # Transposition-table entry flags (bits 0-1), and bit 2: the score rests on a
 # heuristic evaluation somewhere below (so a search using it is not "solved").
@@ -94,8 +117,38 @@ NEGAMAX_SIGNATURE = (
     "int64(int8[::1], int64, int64, int64, int64, int64, int64, uint64[::1], int64[::1], "
     "uint64[:, ::1], uint8[::1], int64, int64[::1], int64[:, :, ::1], int64[::1], int64[::1], "
     "int8[:, :, ::1], int64[:, ::1], int64[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], "
-    "int64)"
+    "int64, uint64[::1], int64, int64, int64)"
 )
+
+
+@njit
+def repeated(hist: U64, idx: int, floor: int, needed: int) -> bool:
+    """Whether ``hist[idx]`` occurred ``needed`` times before, same side to move, since ``floor``.
+
+    ``hist`` holds the hash of each position of the game and of the search
+    path in turn (one side to move, then the other); ``floor`` is the index
+    of the first position after the last capture (earlier ones cannot
+    recur: the stores differ). ``needed`` 0 means the rule set has no
+    automatic cycle end.
+    """
+    if needed <= 0:
+        return False
+    h = hist[idx]
+    count = 0
+    j = idx - 2
+    while j >= floor:
+        if hist[j] == h:
+            count += 1
+            if count >= needed:
+                return True
+        j -= 2
+    return False
+
+
+@njit
+def own_side_score(board: I8, mine: int, theirs: int) -> int:
+    """A cycle's end: each player adds the seeds on their side."""
+    return final_score(mine + side_sum(board, 0), theirs + side_sum(board, 6))
 
 
 @njit_typed(NEGAMAX_SIGNATURE)
@@ -123,8 +176,17 @@ def negamax(
     killers: I64,
     history: I64,
     mode: int,
+    hist: U64,
+    base: int,
+    floor: int,
+    needed: int,
 ) -> int:
-    """Score of ``board`` for the mover, searched ``depth`` plies within ``(alpha, beta)``."""
+    """Score of ``board`` for the mover, searched ``depth`` plies within ``(alpha, beta)``.
+
+    The node's position is ``hist[base + ply]`` in the game's history
+    (see :func:`repeated`); ``floor`` is where that history starts (the
+    first position after the last capture).
+    """
     stats[NODES] += 1
     if (stats[NODES] & 1023) == 0 and stats[NODES] >= stats[LIMIT]:
         stats[STOP] = 1
@@ -136,19 +198,29 @@ def negamax(
     total = seeds + mine + theirs
     if 2 * mine > total or 2 * theirs > total:  # more than half: the game is decided
         return final_score(mine, theirs)
+    h = position_hash(board, mine, theirs, zob)
+    idx = base + ply
+    hist[idx] = h
+    if repeated(hist, idx, floor, needed):  # the cycle rule ends the game here
+        stats[REPS] += 1
+        return own_side_score(board, mine, theirs)
     end = game_end(board, mode)
     if end != NOT_OVER:
         return final_score(mine + end, theirs + seeds - end)
-    if seeds <= db_max:
+    if seeds <= db_max and (idx == floor or depth <= 0 or needed <= 0):
         v = int(values[offsets[seeds] + rank(board, table)])
         stats[DB_HITS] += 1
+        if idx != floor and needed > 0:
+            # reached without a capture: the value ignores the history since the
+            # last one (a repetition could end the game sooner), so it is a guess
+            stats[EVALS] += 1
         return final_score(mine + v, theirs + seeds - v)
     if depth <= 0 or ply >= MAX_PLY - 1:
         stats[EVALS] += 1
         return evaluate(board, mine, theirs, weights)
 
     guesses_before = stats[EVALS] + stats[TAINTED]
-    h = position_hash(board, mine, theirs, zob)
+    reps_before = stats[REPS]
     slot = h & np.uint64(tt_keys.shape[0] - 1)
     tt_move = -1
     if tt_keys[slot] == h:
@@ -178,7 +250,7 @@ def negamax(
         elif taken[ply, k] > 0:
             keys[k] = (1 << 36) + taken[ply, k]
         elif pit == killers[ply, 0] or pit == killers[ply, 1]:
-            keys[k] = 1 << 34
+            keys[k] = KILLER_KEY
         else:
             keys[k] = history[pit]
         order[k] = k
@@ -197,39 +269,26 @@ def negamax(
         gain = taken[ply, k]
         # Principal variation search: the first move with the full window, the others
         # with a null window, searched again in full only when they beat alpha.
+        # Late-move reduction: a late quiet move (no capture, not the table's or a
+        # killer) is first searched one ply shallower, again at full depth if it
+        # beats alpha.
         lo = -beta if i == 0 else -alpha - 1
-        score = -negamax(
-            child[ply],
-            theirs,
-            mine + gain,
-            depth - 1,
-            lo,
-            -alpha,
-            ply + 1,
-            tt_keys,
-            tt_data,
-            zob,
-            values,
-            db_max,
-            offsets,
-            table,
-            weights,
-            stats,
-            after,
-            taken,
-            moves,
-            child,
-            killers,
-            history,
-            mode,
-        )
-        if i > 0 and alpha < score < beta and stats[STOP] == 0:
+        d = depth - 1
+        if (
+            (stats[FLAGS] & LMR) != 0
+            and i >= 2
+            and depth >= 3
+            and gain == 0
+            and keys[k] < KILLER_KEY
+        ):
+            d = depth - 2
+        while True:
             score = -negamax(
                 child[ply],
                 theirs,
                 mine + gain,
-                depth - 1,
-                -beta,
+                d,
+                lo,
                 -alpha,
                 ply + 1,
                 tt_keys,
@@ -248,7 +307,19 @@ def negamax(
                 killers,
                 history,
                 mode,
+                hist,
+                base,
+                idx + 1 if gain > 0 else floor,
+                needed,
             )
+            if stats[STOP] != 0:
+                break
+            if d < depth - 1 and score > alpha:
+                d = depth - 1  # the reduced search was wrong: search it fully
+            elif lo != -beta and alpha < score < beta:
+                lo = -beta  # a surprise under the null window: the full window
+            else:
+                break
         if stats[STOP] != 0:
             return 0
         if score > best:
@@ -272,7 +343,9 @@ def negamax(
     if stats[EVALS] + stats[TAINTED] > guesses_before:
         flag |= HEURISTIC
     tt_keys[slot] = h
-    tt_data[slot] = tt_pack(best, min(depth, 255), flag, best_move)
+    # a score that rests on a repetition holds for this history only: keep just the move
+    stored_depth = 0 if stats[REPS] > reps_before else min(depth, 255)
+    tt_data[slot] = tt_pack(best, stored_depth, flag, best_move)
     return best
 
 
@@ -295,13 +368,24 @@ def search_root(
     weights: I64,
     stats: I64,
     mode: int,
+    hist: U64,
+    base: int,
+    needed: int,
+    guess: int,
+    window: int,
 ) -> bool:
     """Score every move of ``root_moves`` at ``depth`` into ``scores``; False if stopped.
 
     With ``exact_all`` every move gets its exact score (for analysis); without,
     moves after the first are only proven worse (their score is an upper
-    bound), which is faster and all a player needs.
+    bound), which is faster and all a player needs. ``hist[:base]`` are the
+    game's positions since the last capture (hashes, oldest first), the
+    root is ``hist[base]``; ``needed`` is how many earlier occurrences end
+    the game (the cycle rule: 1, 2, or 0 for none). ``window`` > 0: an
+    aspiration window, the first move searched within ``guess ± window``
+    (the last depth's score) and again in full only if it falls outside.
     """
+    hist[base] = position_hash(board, mine, theirs, zob)
     after = np.zeros((MAX_PLY, 6, 12), dtype=np.int8)
     taken = np.zeros((MAX_PLY, 6), dtype=np.int64)
     moves = np.zeros((MAX_PLY, 6), dtype=np.int64)
@@ -316,39 +400,17 @@ def search_root(
         flip_into(first_after, first_child)
         lo = -INF if (exact_all or i == 0) else alpha
         hi = INF if (exact_all or i == 0) else alpha + 1
-        score = -negamax(
-            first_child,
-            theirs,
-            mine + gain,
-            depth - 1,
-            -hi,
-            -lo,
-            1,
-            tt_keys,
-            tt_data,
-            zob,
-            values,
-            db_max,
-            offsets,
-            table,
-            weights,
-            stats,
-            after,
-            taken,
-            moves,
-            child,
-            killers,
-            history,
-            mode,
-        )
-        if not exact_all and i > 0 and score > alpha and stats[STOP] == 0:
+        if not exact_all and i == 0 and window > 0:
+            lo = guess - window
+            hi = guess + window
+        while True:
             score = -negamax(
                 first_child,
                 theirs,
                 mine + gain,
                 depth - 1,
-                -INF,
-                -alpha,
+                -hi,
+                -lo,
                 1,
                 tt_keys,
                 tt_data,
@@ -366,7 +428,21 @@ def search_root(
                 killers,
                 history,
                 mode,
+                hist,
+                base,
+                base + 1 if gain > 0 else 0,
+                needed,
             )
+            if stats[STOP] != 0 or exact_all:
+                break
+            if i == 0 and ((score <= lo and lo > -INF) or (score >= hi and hi < INF)):
+                lo = -INF  # outside the aspiration window: search it in full
+                hi = INF
+            elif i > 0 and score > alpha and hi == alpha + 1:
+                lo = alpha  # better than the best so far: its exact score
+                hi = INF
+            else:
+                break
         if stats[STOP] != 0:
             return False
         scores[i] = score
@@ -419,6 +495,15 @@ def principal_variation(
     return length
 
 
+def history_hashes(boards: list[tuple[I8, int, int]], zob: U64 | None = None) -> U64:
+    """Hashes of earlier positions, each a (mover-relative board, mine, theirs), oldest first."""
+    keys = zobrist_keys() if zob is None else zob
+    out = np.zeros(len(boards), dtype=np.uint64)
+    for i, (board, mine, theirs) in enumerate(boards):
+        out[i] = position_hash(np.ascontiguousarray(board, dtype=np.int8), mine, theirs, keys)
+    return out
+
+
 _warm = False
 
 
@@ -452,6 +537,11 @@ def warm_up() -> None:
         DEFAULT_WEIGHTS,
         stats,
         NO_CAPTURE,
+        np.zeros(MAX_PLY + 2, np.uint64),
+        0,
+        1,
+        0,
+        0,
     )
     principal_variation(
         board,
@@ -484,6 +574,8 @@ class SearchResult:
     solved: bool = False
     """No leaf of the last search was a heuristic guess: the scores are the game's values."""
     db_hits: int = 0
+    repetitions: int = 0
+    """Lines of the last iteration that the cycle rule ended (a repetition)."""
 
     @property
     def nodes_per_second(self) -> float:
@@ -507,8 +599,18 @@ class Searcher:
         tt_bits: int = 20,
         weights: I64 | None = None,
         mode: int = NO_CAPTURE,
+        cycle_needed: int = 1,
+        lmr: bool = True,
+        aspiration: bool = False,
     ) -> None:
         self.mode = mode
+        #: Earlier occurrences of a position that end the game (the rule set's
+        #: cycle rule): 1 Abapa's first repetition, 2 two rounds, 0 never.
+        self.cycle_needed = cycle_needed
+        #: Late-move reductions on (see :func:`negamax`); off only to measure them.
+        self.lmr = lmr
+        #: Aspiration windows at the root (play mode only); off by default.
+        self.aspiration = aspiration
         # the databases hold Abapa values: other grand-slam rules must not use them
         usable = values is not None and mode == NO_CAPTURE
         self.values = values if values is not None and usable else np.zeros(1, dtype=np.uint8)
@@ -538,11 +640,15 @@ class Searcher:
         max_depth: int = 60,
         exact_all: bool = True,
         on_iteration: Callable[[SearchResult], None] | None = None,
+        history: U64 | None = None,
     ) -> SearchResult:
         """Search a mover-relative ``board`` until a limit; return the deepest finished result.
 
         ``on_iteration`` (a callable taking a :class:`SearchResult`) is called
         after each completed depth. Depth 1 always completes, whatever the limit.
+        ``history``: the hashes (:func:`history_hashes`) of the game's positions
+        since the last capture, oldest first, without this one; a position
+        recurring as the cycle rule says then ends the game in the search too.
         """
         board = np.ascontiguousarray(board, dtype=np.int8)
         warm_up()
@@ -552,8 +658,13 @@ class Searcher:
         if count == 0:
             raise ValueError("the game is over: there is no move to search")
         order = [int(m) for m in moves_buf[:count]]
+        past = np.zeros(0, np.uint64) if history is None else np.asarray(history, np.uint64)
+        hist = np.zeros(past.shape[0] + MAX_PLY + 2, dtype=np.uint64)
+        hist[: past.shape[0]] = past
+        self._hist, self._base = hist, int(past.shape[0])
         self.stats[:] = 0
         self.stats[LIMIT] = 1 << 62
+        self.stats[FLAGS] = LMR if self.lmr else 0
         timers: list[threading.Timer] = []
         try:
             return self._deepen(
@@ -595,6 +706,7 @@ class Searcher:
             self.stats[EVALS] = 0
             self.stats[TAINTED] = 0
             self.stats[DB_HITS] = 0
+            self.stats[REPS] = 0
             if result is not None:
                 self.stats[LIMIT] = max(nodes - total_nodes, 1) if nodes else 1 << 62
                 if seconds is not None and not timers:
@@ -607,6 +719,10 @@ class Searcher:
                     timers.append(timer)
                 if self.stats[STOP]:
                     break
+            guess, window = 0, 0
+            if self.aspiration and result is not None and not exact_all:
+                guess = result.scores[result.best]
+                window = ASPIRATION if abs(guess) < WIN else 0
             root = np.array(order, dtype=np.int64)
             scores = np.zeros(len(order), dtype=np.int64)
             finished = search_root(
@@ -627,6 +743,11 @@ class Searcher:
                 self.weights,
                 self.stats,
                 self.mode,
+                self._hist,
+                self._base,
+                self.cycle_needed,
+                guess,
+                window,
             )
             total_nodes += int(self.stats[NODES])
             if not finished and result is not None:
@@ -647,6 +768,7 @@ class Searcher:
                 pv=[int(p) for p in pv_buf[:length]],
                 solved=bool(self.stats[EVALS] == 0 and self.stats[TAINTED] == 0 and finished),
                 db_hits=int(self.stats[DB_HITS]),
+                repetitions=int(self.stats[REPS]),
             )
             if on_iteration is not None:
                 on_iteration(result)

@@ -313,7 +313,15 @@ class Referee:
             0.0 if not settled or previous_still is None else obs.t - previous_still
         )
         still_start = settled and previous_still is None
-        return Evidence(table, visible, fresh, settled, away, away_new, still_start), (
+        hands: bool | None = None
+        if self.sees_hands:
+            hands = self._hands_seen
+            if still_start:
+                self._hands_seen = False
+            elif not settled and not visible.all():
+                self._hands_seen = True
+        ev = Evidence(table, visible, fresh, settled, away, away_new, still_start, hands)
+        return ev, (
             readings,
             settled,
         )
@@ -325,6 +333,8 @@ class Referee:
                 self._looked[i] = s
 
     _last_still_elapsed = 0.0
+    _hands_seen = False
+    """A camera saw a hand over the pits since the last still board."""
 
     def _judge(self, obs: Observation, settled: bool, previous_still: float | None) -> list[Event]:
         ev, key = self._evidence(obs, settled, previous_still)
@@ -1225,11 +1235,14 @@ class _Snapshot:
 
     @classmethod
     def of(cls, t: Tracker) -> _Snapshot:
-        return cls(t.keys, (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves))
+        arrays = (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards)
+        return cls(t.keys, arrays)
 
     def restore(self, t: Tracker) -> None:
         t.keys = self.keys
-        t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves = self.arrays
+        (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards) = (
+            self.arrays
+        )
 
 
 def _counts_still_standing(

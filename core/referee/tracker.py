@@ -27,6 +27,14 @@ board begins, and :data:`HAND_AWAY_PER_S` for every second it lasts, up to
 :data:`HAND_AWAY_MAX` (so that a sensor, which sees no hands but counts exactly,
 is still believed when it says a seed is missing).
 
+**A hand over the board is a move.** A history that neither moved nor changed the
+board between two still boards while a camera saw a hand over the pits pays
+:data:`IDLE_HANDS` (people point and hover, but mostly a hand means a move). When a
+misread pile ties two histories pit for pit (one seed read in the wrong one of two
+pits, so that one move explains the board as well as three), this is what tells them
+apart. A move while no hand was seen costs nothing: a camera with a low frame rate
+can miss a quick hand. A sensor board sees no hands.
+
 Nodes are pruned by weight (:data:`PRUNE` below the best, at most
 :data:`WIDTH`), never by time. :meth:`Tracker.masses` gives the posterior mass
 of each first move; the referee (:mod:`core.referee.referee`) commits a move
@@ -67,6 +75,9 @@ HAND_AWAY = -4.5
 #: ... and for each second it stays still, up to HAND_AWAY_MAX in all.
 HAND_AWAY_PER_S = -1.0
 HAND_AWAY_MAX = -8.0
+#: Log prior of a history that neither moved nor changed the board between two still
+#: boards while a camera saw a hand over the pits.
+IDLE_HANDS = -2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +97,9 @@ class Evidence:
     """What a node pays that takes seeds in hand during a still board (it was seen away)."""
     still_start: bool = False
     """A still board begins: histories pay :data:`RUSH` for the moves done since the last."""
+    hands: bool | None = None
+    """At a still board's start: was a hand seen since the last one (None: the source
+    cannot see hands)."""
 
     @property
     def ceiling(self) -> float:
@@ -131,6 +145,8 @@ class Tracker:
         self.in_hand: BoolArray = np.zeros(1, dtype=bool)
         self.still_moves: IntArray = np.zeros(1, dtype=np.int64)
         """Moves in each node's history at the last still board."""
+        self.still_boards: IntArray = self.boards.copy()
+        """Each node's board at the last still board."""
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its caches (the graphs past the root, the reaches): they are
@@ -317,9 +333,15 @@ class Tracker:
             pay = np.where(self.in_hand[parents], ev.hand_away, ev.hand_away_new)
             closed = closed + np.where(hands, pay, 0.0)
         still_moves = self.still_moves[parents]
+        still_boards = self.still_boards[parents]
         if ev.still_start:
-            closed = closed + RUSH * np.maximum(0, depth - still_moves - 1)
+            moved = depth - still_moves
+            closed = closed + RUSH * np.maximum(0, moved - 1)
+            if ev.hands:
+                idle = (moved == 0) & (boards == still_boards).all(axis=1)
+                closed = closed + np.where(idle, IDLE_HANDS, 0.0)
             still_moves = depth
+            still_boards = boards
         prior = self.prior[parents] + costs
         scores = prior + closed + opened.sum(axis=1)
 
@@ -354,6 +376,7 @@ class Tracker:
         self.boards = boards[idx]
         self.in_hand = hands[idx]
         self.still_moves = still_moves[idx]
+        self.still_boards = still_boards[idx]
         # Weights only matter relative to each other: keep them near zero.
         self.prior = prior[idx] - float(scores[order[0]])
         return fit
@@ -399,7 +422,9 @@ class Tracker:
         keep = [i for i, k in enumerate(self.keys) if k[0][:1] == (record,)]
         new_root = self.graph((record,))
         self._graphs = {h[1:]: g for h, g in self._graphs.items() if h[:1] == (record,)}
-        self._reach = {}
+        # A node's reach is relative to its history (suffixes, boards, costs), so what was
+        # built for the histories that begin with ``record`` still holds without it.
+        self._reach = {(h[1:], sk): r for (h, sk), r in self._reach.items() if h[:1] == (record,)}
         if not keep:
             self.reset(new_root)
             return new_root
@@ -411,6 +436,7 @@ class Tracker:
         self.boards = self.boards[idx]
         self.in_hand = self.in_hand[idx]
         self.still_moves = np.maximum(0, self.still_moves[idx] - 1)
+        self.still_boards = self.still_boards[idx]
         return new_root
 
     def reset(self, graph: MoveGraph, keys: Iterable[StageKey] = (("idle",),)) -> None:
@@ -425,6 +451,7 @@ class Tracker:
         self.closed = np.zeros(len(ks))
         self.open = np.zeros((len(ks), self.n))
         self.still_moves = np.zeros(len(ks), dtype=np.int64)
+        self.still_boards = self.boards.copy()
 
     # -- state as data -------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -434,6 +461,7 @@ class Tracker:
             "closed": self.closed.tolist(),
             "open": self.open.tolist(),
             "still_moves": self.still_moves.tolist(),
+            "still_boards": self.still_boards.tolist(),
         }
 
     def load_json(self, data: Mapping[str, Any]) -> None:
@@ -448,6 +476,9 @@ class Tracker:
         self.boards = np.array([s.board for s in stages], dtype=np.int64).reshape(-1, self.n)
         self.in_hand = np.array([s.in_hand for s in stages], dtype=bool)
         self.still_moves = np.array(data["still_moves"], dtype=np.int64)
+        self.still_boards = np.array(
+            data.get("still_boards", self.boards.tolist()), dtype=np.int64
+        ).reshape(-1, self.n)
 
 
 def _key_to_json(key: Any) -> Any:

@@ -17,14 +17,14 @@ A board whose source is not a camera answers 404.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 
 from companion.service.board import BoardRuntime
+from companion.service.commands import CommandInvalid, parse_json
 
-from .deps import BoardDep, require_token
+from .deps import BoardDep, require_json, require_token
 
 router = APIRouter(prefix="/api", tags=["camera"], dependencies=[Depends(require_token)])
 
@@ -75,6 +75,7 @@ def frame(board: BoardDep) -> Response:
 @router.post(
     "/board/{b}/camera/corners",
     summary="place the board's four corners by hand",
+    dependencies=[Depends(require_json)],
     responses={
         400: {"description": "malformed body"},
         409: {"description": "no frame yet"},
@@ -86,9 +87,9 @@ async def corners(board: BoardDep, request: Request) -> dict[str, Any]:
 
     source = _camera(board)
     try:
-        body = json.loads(await request.body())
+        body = parse_json(await request.body())
         points = [(float(x), float(y)) for x, y in body["corners"]]
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+    except (CommandInvalid, KeyError, TypeError, ValueError):
         raise HTTPException(
             400, 'the body must be {"corners": [[x, y], [x, y], [x, y], [x, y]]} (NW NE SE SW)'
         ) from None

@@ -53,3 +53,15 @@ def require_token(
             "(the token is printed when the server starts, or set in the config file)",
             headers={"WWW-Authenticate": "Bearer"},
         )
+
+
+def require_json(request: Request) -> None:
+    """415 unless the body is declared ``application/json``.
+
+    A page of another site can send ``text/plain`` or a form across origins
+    without the browser asking this server first (``fetch`` with
+    ``mode: "no-cors"``); it cannot send JSON that way.
+    """
+    declared = request.headers.get("content-type", "")
+    if declared.split(";")[0].strip().lower() != "application/json":
+        raise HTTPException(415, "send the command as JSON, with 'Content-Type: application/json'")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
-from companion.service.commands import CommandInvalid
+from companion.service.commands import CommandInvalid, CommandNotLogged, parse_json
 from core.referee import CommandError
 
-from .deps import BoardDep, ServiceDep, require_token
+from .deps import BoardDep, ServiceDep, require_json, require_token
 
 router = APIRouter(prefix="/api", tags=["game"])
 
@@ -40,24 +39,24 @@ def events(
 @router.post(
     "/board/{b}/command",
     summary="give the referee a command",
-    dependencies=[Depends(require_token)],
+    dependencies=[Depends(require_token), Depends(require_json)],
     responses={
         400: {"description": "malformed command"},
         401: {"description": "token missing or wrong"},
+        403: {"description": "sent by another site's page"},
         409: {"description": "the referee refused it (e.g. an illegal move)"},
+        415: {"description": "the body is not declared application/json"},
+        503: {"description": "not applied: the session log could not be written"},
     },
 )
 async def command(board: BoardDep, request: Request) -> dict[str, Any]:
     """Body: ``{"command": "new_game" | "set_position" | "undo" | "confirm" |
     "declare_cycle_end" | "fair_play", ...}`` (see docs/SERVICE_API.md)."""
-    body = await request.body()
     try:
-        raw = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise HTTPException(400, "the body must be a JSON object (it is not valid JSON)") from None
-    try:
-        return {"events": board.command(raw)}
+        return {"events": board.command(parse_json(await request.body()))}
     except CommandInvalid as exc:
         raise HTTPException(400, str(exc)) from None
     except CommandError as exc:
         raise HTTPException(409, str(exc)) from None
+    except CommandNotLogged as exc:
+        raise HTTPException(503, str(exc)) from None

@@ -1,4 +1,4 @@
-"""The WebSocket hub: ``/ws/board/{b}?role=…&token=…``.
+"""The WebSocket hub: ``/ws/board/{b}?role=…``.
 
 On connect the page gets ``{"type": "state", …}`` and then every message of
 the board (events, suggestions, link status) in order, each stamped with
@@ -7,29 +7,41 @@ objects as ``POST /command``; a token when the server needs one) and get
 ``{"type": "command_result", "ok": …, "detail": …}``; every other role is
 read-only.
 
+The token: the page sends ``{"type": "auth", "token": …}`` as its first
+message (never in the address, which logs would keep), and is answered
+``{"type": "auth", "ok": …}`` and, when it may command, the referee's state.
+Programs may send ``Authorization: Bearer …`` with the handshake instead.
+
 Browsers send an ``Origin`` header with every WebSocket; a page from another
 site must not be able to drive the board through a visitor's browser, so the
 origin must be this server itself (the ``Host`` the browser connected to) or
 one listed in the config's ``allowed_origins``. Clients that are not
-browsers send no Origin and are let in (they could ignore it anyway).
+browsers send no Origin and are let in (they could ignore it anyway). The
+``Host`` itself is checked before (:mod:`dashboard.guard`).
+
+Frames that are not a JSON text close the connection, with a close frame and
+one log line (at most one such line every few seconds, however many clients
+misbehave): a binary frame with 1003 (unsupported data), text that is not
+strict JSON (:func:`companion.service.commands.parse_json`) with 1007
+(invalid payload).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
+import time
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from companion.service.board import BoardRuntime
-from companion.service.commands import CommandInvalid
+from companion.service.commands import CommandInvalid, CommandNotLogged, parse_json
 from companion.service.hub import ROLES, Hub, Subscriber
 from companion.service.service import Service
 from core.referee import CommandError
+from dashboard.guard import origin_allowed
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -38,22 +50,40 @@ log = logging.getLogger(__name__)
 POLICY = 1008
 
 
-def origin_allowed(origin: str | None, host: str | None, extra: tuple[str, ...]) -> bool:
-    """Whether a WebSocket with this ``Origin`` may connect (see the module docstring).
+#: WebSocket close codes: unsupported data (a binary frame), invalid payload (not JSON).
+UNSUPPORTED = 1003
+INVALID = 1007
 
-    >>> origin_allowed("http://127.0.0.1:8000", "127.0.0.1:8000", ())
-    True
-    >>> origin_allowed("http://evil.example", "127.0.0.1:8000", ())
-    False
-    >>> origin_allowed(None, "127.0.0.1:8000", ())
-    True
-    """
-    if origin is None:
-        return True
-    if origin.rstrip("/") in {o.rstrip("/") for o in extra}:
-        return True
-    parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and bool(host) and parts.netloc == host
+#: Seconds between two log lines about misbehaving clients (the rest are counted).
+NOISY_EVERY = 5.0
+
+
+class _Quiet:
+    """One log line per ``NOISY_EVERY`` seconds; the lines held back are counted in the next."""
+
+    def __init__(self) -> None:
+        self.last = float("-inf")
+        self.held = 0
+
+    def warn(self, message: str, *args: Any) -> None:
+        now = time.monotonic()
+        if now - self.last < NOISY_EVERY:
+            self.held += 1
+            return
+        more = f" ({self.held} more since the last such line)" if self.held else ""
+        log.warning(message + more, *args)
+        self.last, self.held = now, 0
+
+
+_closed_for_input = _Quiet()
+
+
+class _Access:
+    """What one connection may do; a referee's page gains commands by sending its token."""
+
+    def __init__(self, role: str, may_command: bool) -> None:
+        self.role = role
+        self.may_command = may_command
 
 
 @router.websocket("/ws/board/{b}")
@@ -75,18 +105,22 @@ async def board_socket(
         return
     header = ws.headers.get("authorization", "")
     given = header[7:].strip() if header.lower().startswith("bearer ") else token
-    may_command = role == "referee" and service.check_token(given)
+    access = _Access(role, role == "referee" and service.check_token(given))
     # the referee's page without the token it needs sees what a spectator sees (under fair
-    # play the suggestions are the referee's alone); its commands are answered as refused
-    seen_as = "spectator" if role == "referee" and not may_command else role
+    # play the suggestions are the referee's alone) until it sends the token; its commands
+    # are answered as refused
+    seen_as = "spectator" if role == "referee" and not access.may_command else role
     await ws.accept()
     sub = runtime.hub.subscribe(seen_as)
+    close: tuple[int, str] | None = None
     try:
         # subscribed first: whatever happens while the state is on its way follows it
         await ws.send_text(Hub.encode({**runtime.state(seen_as), "type": "state"}))
         sender = asyncio.create_task(_send(ws, sub))
-        receiver = asyncio.create_task(_receive(ws, sub, runtime, service, role, may_command))
+        receiver = asyncio.create_task(_receive(ws, sub, runtime, service, access))
         done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        if receiver in done and receiver.exception() is None:
+            close = receiver.result()
         for task in done:
             # a page closing its socket ends a task with WebSocketDisconnect: expected, but
             # it must be retrieved, or asyncio logs "Task exception was never retrieved"
@@ -97,6 +131,13 @@ async def board_socket(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
                 await task
+        if close is not None:
+            client = f"{ws.client.host}:{ws.client.port}" if ws.client else "?"
+            _closed_for_input.warn(
+                "board %s: %s connection from %s closed (%d): %s", b, role, client, *close
+            )
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+                await ws.close(*close)
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
@@ -115,40 +156,65 @@ async def _send(ws: WebSocket, sub: Subscriber) -> None:
 
 
 async def _receive(
-    ws: WebSocket,
-    sub: Subscriber,
-    runtime: BoardRuntime,
-    service: Service,
-    role: str,
-    may_command: bool,
-) -> None:
+    ws: WebSocket, sub: Subscriber, runtime: BoardRuntime, service: Service, access: _Access
+) -> tuple[int, str]:
+    """Answer the page's messages until it sends one that is not a JSON text: then the
+    close code and reason (the caller closes)."""
     limit = service.config.max_body_bytes
     while True:
-        text = await ws.receive_text()
-        result = _command_result(text, runtime, role, may_command, limit)
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(message.get("code", 1000))
+        text = message.get("text")
+        if text is None:
+            return UNSUPPORTED, "binary frames are not accepted: send JSON text"
+        if len(text) > limit:
+            return INVALID, f"message too large ({len(text)} bytes; limit {limit})"
+        try:
+            raw = parse_json(text)
+        except CommandInvalid as exc:
+            return INVALID, str(exc)[:120]  # a close reason is at most 123 bytes
+        if isinstance(raw, dict) and raw.get("type") == "auth":
+            results = _authenticate(raw.get("token"), sub, runtime, service, access)
+        else:
+            results = [_command_result(raw, runtime, access)]
         # through the queue, so that only the sender task writes to the socket
-        with contextlib.suppress(asyncio.QueueFull):
-            sub.queue.put_nowait(Hub.encode(result))
+        for result in results:
+            with contextlib.suppress(asyncio.QueueFull):
+                sub.queue.put_nowait(Hub.encode(result))
 
 
-def _command_result(
-    text: str, runtime: BoardRuntime, role: str, may_command: bool, limit: int
-) -> dict[str, Any]:
+def _authenticate(
+    token: Any, sub: Subscriber, runtime: BoardRuntime, service: Service, access: _Access
+) -> list[dict[str, Any]]:
+    """The page's token: a referee's page that gives the right one may command from now on
+    and gets the referee's state (with the suggestion under fair play)."""
+    if access.role != "referee":
+        return [{"type": "auth", "ok": False, "detail": "only a referee's page gives a token"}]
+    if access.may_command:
+        return [{"type": "auth", "ok": True, "detail": "commands accepted"}]
+    if not isinstance(token, str) or not service.check_token(token):
+        return [{"type": "auth", "ok": False, "detail": "wrong token"}]
+    access.may_command = True
+    sub.role = "referee"
+    return [
+        {"type": "auth", "ok": True, "detail": "commands accepted"},
+        {**runtime.state("referee"), "type": "state"},
+    ]
+
+
+def _command_result(raw: Any, runtime: BoardRuntime, access: _Access) -> dict[str, Any]:
     def answer(ok: bool, detail: str, **extra: Any) -> dict[str, Any]:
         return {"type": "command_result", "ok": ok, "detail": detail, **extra}
 
-    if role != "referee":
-        return answer(False, f"a {role} connection is read-only; connect with role=referee")
-    if not may_command:
-        return answer(False, "this server needs a token for commands (?token=…)")
-    if len(text) > limit:
-        return answer(False, f"message too large ({len(text)} bytes; limit {limit})")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError:
-        return answer(False, "a command must be a JSON object")
+    if access.role != "referee":
+        return answer(False, f"a {access.role} connection is read-only; connect with role=referee")
+    if not access.may_command:
+        return answer(
+            False, 'this server needs a token for commands: send {"type": "auth", "token": …}'
+        )
     try:
         events = runtime.command(raw)
-    except (CommandInvalid, CommandError) as exc:
+    except (CommandInvalid, CommandError, CommandNotLogged) as exc:
         return answer(False, str(exc))
     return answer(True, "done", events=len(events))

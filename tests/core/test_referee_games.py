@@ -9,11 +9,12 @@ referee off the game, a wrong capture of two pits, and a long game with tall pil
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-from core import Position
-from core.referee import presets
+from core import Observation, Position
+from core.referee import Event, Referee, presets
 from core.referee.evaluation import score
 from core.referee.playthrough import (
     CAMERA,
@@ -93,3 +94,51 @@ def test_a_long_game_with_piles_above_twelve_is_followed() -> None:
     result = score(play, {**presets.CAMERA, "independent_frames": True})
     assert result.followed and result.wrong_moves == 0
     assert result.false_alerts == 0
+
+
+def _peaked(count: int) -> tuple[float, ...]:
+    """A camera's belief centred on ``count``: 0.92 there, the rest on the neighbours."""
+    out = [0.0] * (count + 2)
+    out[count] = 0.92 if count else 0.96
+    out[count + 1] = 0.04
+    if count:
+        out[count - 1] = 0.04
+    return tuple(out)
+
+
+def test_a_hand_over_the_board_is_a_move_when_a_misread_ties_two_histories() -> None:
+    # North plays f (one seed into A), South plays A (into B), North plays a (into b); the
+    # camera misreads the emptied f as 1 seed from then on. Pit for pit, "North played a
+    # alone" explains the boards as well as the three moves (f read 1 as it was; B read 1
+    # where it holds 0): each history has one pit a misread away. Only the hands the
+    # camera saw over f and A, then over A and B, tell that two more moves were played.
+    start = Position.from_text("0-0-2-3-15-0-1-0-2-0-0-1-19-5-N")
+    ref = Referee(start, **presets.CAMERA)
+    t = 0.0
+    events: list[Event] = []
+
+    def frames(board: list[int], seconds: float, covered: tuple[int, ...] = ()) -> None:
+        nonlocal t
+        readings: list[Any] = [None if i in covered else _peaked(c) for i, c in enumerate(board)]
+        readings[11] = _peaked(1)  # the sticky misread of f (it holds 1 only at the start)
+        for _ in range(max(1, round(seconds / 0.2))):
+            events.extend(ref.observe(Observation(t, "test", not covered, tuple(readings))))
+            t += 0.2
+
+    board = list(start.pits)
+    played: list[int] = []
+    frames(board, 1.0)
+    for pit in (11, 0, 6):
+        frames(board, 0.6, covered=(pit, (pit + 1) % 12))
+        board = list(_after(start, played := [*played, pit]).pits)
+        frames(board, 1.2)
+    frames(board, 0.6, covered=(2, 3))  # the next hand: South's next move begins
+    named = [int(e["pit"]) for e in events if e.type == "move"]
+    assert named[:2] == [11, 0], [(e.type, e.get("text")) for e in events]
+
+
+def _after(start: Position, moves: list[int]) -> Position:
+    pos = start
+    for m in moves:
+        pos = pos.play(m)
+    return pos

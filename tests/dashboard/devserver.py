@@ -224,6 +224,13 @@ def create_app(
         try:
             while True:
                 cmd = await websocket.receive_json()
+                if isinstance(cmd, dict) and cmd.get("type") == "auth":
+                    # the page's token, sent as its first message (as the service takes it)
+                    token = cmd.get("token")
+                    ok = role == "referee" and board.authorised(token)
+                    reply = {"type": "auth", "ok": ok, "detail": "", "server_time": time.time()}
+                    await websocket.send_json(reply)
+                    continue
                 if role != "referee":
                     detail = "spectators cannot change the game"
                     await websocket.send_json(_result(False, detail))

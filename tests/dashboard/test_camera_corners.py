@@ -70,11 +70,13 @@ def test_the_camera_api_shows_the_frame_and_refuses_bad_corners(
     jpeg = server.get("/api/board/1/camera/frame", headers=AUTH)
     assert jpeg.headers["content-type"] == "image/jpeg"
     frame = cv2.imdecode(np.frombuffer(jpeg.content, np.uint8), cv2.IMREAD_COLOR)
-    assert frame.shape == (720, 1280, 3)
+    assert frame is not None and frame.shape == (720, 1280, 3)
     assert server.get("/api/board/2/camera", headers=AUTH).status_code == 404  # a sensor board
 
     post = "/api/board/1/camera/corners"
-    assert server.post(post, headers=AUTH, content=b"{nope").status_code == 400
+    json_type = {**AUTH, "Content-Type": "application/json"}
+    assert server.post(post, headers=json_type, content=b"{nope").status_code == 400
+    assert server.post(post, headers=AUTH, content=b"{}").status_code == 415
     assert server.post(post, headers=AUTH, json={"corners": [[1, 2, 3]]}).status_code == 400
     three = server.post(post, headers=AUTH, json={"corners": [[10, 10], [900, 10], [900, 500]]})
     assert three.status_code == 422 and "need 4 corners" in three.json()["detail"]

@@ -55,12 +55,13 @@ def test_fair_play_shows_suggestions_on_the_referees_view_only(
     """Under fair play the players may see any screen but the referee's: the players', the
     spectators' and the stream's show no suggestion and never receive one; the referee's
     shows it and says the others do not (the spectators' view showed "Best move" and the
-    overlay per-pit values)."""
+    overlay per-pit values). The stream's corner and the class's view too: a class asking
+    for a hint is told there is none under fair play."""
     url = fair_play_server.url
     frames: dict[str, list[dict[str, Any]]] = {}
     pages = {}
-    for view in ("player", "spectator", "overlay"):
-        page = new_page(1920, 1080) if view == "overlay" else new_page()
+    for view in ("player", "spectator", "overlay", "corner", "teaching"):
+        page = new_page(1920, 1080) if view in ("overlay", "corner") else new_page()
         got: list[dict[str, Any]] = []
         frames[view] = got
         page.on(
@@ -101,8 +102,12 @@ def test_fair_play_shows_suggestions_on_the_referees_view_only(
             "best_pits": 0,
             "pit_values": 0,
         }, view
-        if view != "overlay":
+        if view in ("player", "spectator"):
             assert page.text_content("#sugg-best") == "Suggestions are hidden (fair play).", view
+        if view == "teaching":  # a class asking for a hint is told why there is none
+            page.click("#hint-button")
+            assert page.text_content("#teach-hint") == "No hints: the referee set fair play."
+            assert page.locator("#board .pit.best").count() == 0
         assert not [f for f in frames[view] if f.get("type") == "suggestion"], view
         assert all(f.get("suggestion") is None for f in frames[view] if f["type"] == "state")
     screenshot(referee, "fair-play-referee")

@@ -24,12 +24,25 @@ def test_every_legal_move_gets_a_value_and_the_line_is_in_letters() -> None:
 
 def test_exact_values_from_the_database_are_reported_as_results() -> None:
     database = retrograde.build(6)
-    # 5 seeds on the board, 24-19: every move is known exactly
-    p = Position.from_text("1-0-0-0-2-0-0-1-0-0-1-0-24-19-S")
+    # 2 seeds on the board, 24-22: every line ends (by a capture, whose position
+    # has no history and so an exact database value, or by the rules) within reach
+    p = Position.from_text("0-0-0-0-0-2-0-0-0-0-0-0-24-22-S")
     a = analyze(p, seconds=1.0, database=database, db_max=6)
     assert a.solved
     assert all(m.exact and m.result in {"win", "draw", "loss"} for m in a.moves)
     assert a.moves[0].margin is not None
+
+
+def test_database_values_after_a_quiet_move_are_not_claimed_exact() -> None:
+    database = retrograde.build(6)
+    # 5 seeds, 24-19: the database says a draw. A move without capture leaves this
+    # position in the history, where a repetition could end the game otherwise
+    # than the database (which assumes no history) says: not claimed solved,
+    # but the value found is the database's and the final split is given
+    p = Position.from_text("1-0-0-0-2-0-0-1-0-0-1-0-24-19-S")
+    a = analyze(p, seconds=1.0, database=database, db_max=6)
+    assert not a.solved
+    assert a.moves[0].score == 0 and a.moves[0].final == (24, 24)
 
 
 def test_a_lost_position_says_loss() -> None:

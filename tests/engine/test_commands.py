@@ -55,7 +55,8 @@ def test_endgame_build_then_analyze_uses_it(
     args = parse("analyze", "1-0-0-0-2-0-0-1-0-0-1-0-24-19-S", "--time", "0.5", "--json")
     assert args.func(args) == 0
     out_json = json.loads(capsys.readouterr().out)
-    assert out_json["endgame_database"] == 6 and out_json["solved"]
+    assert out_json["endgame_database"] == 6
+    assert all(m["final"] and sum(m["final"]) == 48 for m in out_json["moves"])  # from it
 
 
 def test_analyze_three_players(capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,4 +70,23 @@ def test_analyze_three_players(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_input_is_an_error() -> None:
     args = parse("endgame", "build", "--max-seeds", "99")
     with pytest.raises(ValueError):
+        args.func(args)
+
+
+def test_analyze_with_an_outside_engine_through_the_protocol(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shlex
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("PYTHONPATH", str(root))
+    ours = f"{shlex.quote(sys.executable)} -m companion.cli engine --no-endgame"
+    text = "0-0-0-0-0-1-1-1-0-0-0-0-24-21-S"  # F wins at once
+    args = parse("analyze", text, "--time", "0.5", "--json", "--engine", ours)
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["best_name"] == "F" and out["mate"] == 1 and out["engine"].startswith("oware")
+    args = parse("analyze", text, "--time", "0.5", "--engine", "/no/such/engine")
+    with pytest.raises(ValueError, match="cannot start the engine"):
         args.func(args)

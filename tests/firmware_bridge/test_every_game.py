@@ -20,6 +20,7 @@ import pytest
 from core import Position
 from core.observation import Observation
 from core.referee import Referee
+from core.referee.presets import SENSOR
 from core.referee.session import feed_line, referee_from_header
 from core.rules import PRESETS, parse_rules_spec
 from firmware_bridge.protocol import (
@@ -139,14 +140,16 @@ def _follow(query: str, limit_s: float = 100.0) -> tuple[Referee, list[int], lis
     """Run ``sim://?query`` flat out through the pty and a referee until the referee's game is
     over (or ``limit_s`` of board time pass twice over); the referee's and the board's moves."""
     src = SimSource(device_options_from_query(query))
-    ref = Referee(Position.initial(src.board.player.ruleset))
+    ref = Referee(Position.initial(src.board.player.ruleset), **SENSOR)
     alerts: list[str] = []
     src.open()
     try:
         for item in src:
             if isinstance(item, Observation):
                 for e in ref.observe(item):
-                    if e.type not in ("move", "game_over", "capture_pending", "board_restored"):
+                    # a provisional move is the move being read, not an alert
+                    quiet = ("move", "move_provisional", "game_over", "capture_pending")
+                    if e.type not in (*quiet, "board_restored"):
                         alerts.append(f"{e.type}: {e.data.get('text')}")
             if ref.position.is_over or src.board.player.games > 1:
                 break

@@ -140,7 +140,7 @@ def _disk_full_run(
         assert read_jsonl(session_log(data)) == lines
         # a command cannot be recorded: refused, with why
         refused = server.post("/api/board/1/command", json={"command": "undo"})
-        assert refused.status_code == 409 and "cannot be written" in refused.json()["detail"]
+        assert refused.status_code == 503 and "cannot be written" in refused.json()["detail"]
         if browser_page is not None:  # the referee's page says so, in a card
             card = browser_page.wait_for_selector(".alert-storage", timeout=10_000)
             assert "cannot be recorded" in card.inner_text()

@@ -118,7 +118,7 @@ def test_no_file_outside_the_data_directory_can_be_read(exposed: Server, path: s
 
 
 def test_oversized_and_malformed_payloads_are_rejected(exposed: Server) -> None:
-    auth = {"Authorization": f"Bearer {TOKEN}"}
+    auth = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
     url = "/api/board/1/command"
     big = exposed.post(url, content=b"{" + b" " * 200_000 + b"}", headers=auth)
     assert big.status_code == 413 and "too large" in big.json()["detail"]

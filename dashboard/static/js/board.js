@@ -40,7 +40,7 @@ export function layout(players) {
       pits.push({ x: 195 + col * 122, y: i < 6 ? 300 : 120, side: i < 6 ? "bottom" : "top" });
     }
     return {
-      width: 1000, height: 420, r: 54, pits,
+      width: 1000, height: 420, r: 54, pitch: 122, pits,
       stores: [{ x: 930, y: 210, w: 110, h: 290 }, { x: 70, y: 210, w: 110, h: 290 }],
       centre: { x: 500, y: 210 },
     };
@@ -59,7 +59,7 @@ export function layout(players) {
   const pits = [];
   for (let p = 0; p < players; p++) for (let k = 0; k < 6; k++) pits.push(sides[p](k));
   return {
-    width: 1000, height: 1000, r: 48, pits,
+    width: 1000, height: 1000, r: 48, pitch: step, pits,
     stores: corners.slice(0, players).map((c) => ({ ...c, w: 104, h: 104 })),
     centre: { x: 500, y: 500 },
   };
@@ -169,6 +169,23 @@ export function renderBoard(container, view) {
     svg.append(el("text", { class: "centre-text", x: g.centre.x, y: g.centre.y + 12 }, view.centreText));
   }
   container.replaceChildren(svg);
+  fitValues(svg, g.pitch);
   if (!view.animate) svg.classList.add("no-anim");
   return svg;
+}
+
+/**
+ * A pit's value wider than the space between two pits (a word such as "przegrana", or
+ * "+14.3" written large on a phone's ring board) is squeezed to that space, so that
+ * neighbouring values never run into each other. Measured once the board is drawn, as
+ * the font size depends on the screen (dashboard.css).
+ */
+function fitValues(svg, pitch) {
+  const room = pitch - 12;
+  for (const text of svg.querySelectorAll(".pit-value")) {
+    if (text.getComputedTextLength() > room) {
+      text.setAttribute("textLength", String(room));
+      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
+  }
 }

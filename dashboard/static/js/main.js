@@ -30,6 +30,16 @@ const view = VIEWS.includes(params.get("view")) ? params.get("view") : "spectato
 const pathBoard = location.pathname.match(/^\/board\/(\d+)/)?.[1];
 const board = /^\d+$/.test(params.get("board") ?? "") ? params.get("board") : (pathBoard ?? "1");
 let token = params.get("token") ?? sessionStorage.getItem("oware-token") ?? "";
+// The token never stays in the address: kept for this tab, taken out of the address bar
+// (and so out of the history, bookmarks and the server's logs), and sent in the first
+// WebSocket message and in each command's Authorization header.
+if (params.has("token")) {
+  sessionStorage.setItem("oware-token", token);
+  const clean = new URLSearchParams(params);
+  clean.delete("token");
+  const rest = clean.toString();
+  history.replaceState(history.state, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
+}
 
 const model = emptyModel();
 const ctx = {
@@ -107,6 +117,12 @@ function onMessage(msg) {
     showCommandResult(msg.ok, msg.detail);
     return;
   }
+  if (msg.type === "auth") {
+    // the token sent when the socket opened: refused, the page says so (as a refused command)
+    if (!msg.ok) showCommandResult(false, "", "ctl.token_wrong");
+    document.body.dataset.ready = "true";
+    return;
+  }
   const effect = applyMessage(model, msg);
   if (effect.animate) {
     ctx.animate = true;
@@ -139,7 +155,6 @@ function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const role = OVERLAYS.includes(view) ? "overlay" : view;
   const q = new URLSearchParams({ role });
-  if (token) q.set("token", token);
   socket = new WebSocket(`${scheme}://${location.host}/ws/board/${board}?${q}`);
   window.dashboard.send = (obj) => socket.send(JSON.stringify(obj));
   setLinkStatus("connecting");
@@ -147,7 +162,9 @@ function connect() {
     retry = 500;
     ctx.socketDown = false;
     setLinkStatus("connected");
-    document.body.dataset.ready = "true";
+    // with a token, ready once the server has answered it (the referee's state follows)
+    if (token && view === "referee") socket.send(JSON.stringify({ type: "auth", token }));
+    else document.body.dataset.ready = "true";
   });
   socket.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
   socket.addEventListener("close", (e) => {

@@ -193,7 +193,9 @@ export function renderMoves(model, ctx) {
   if (ctx.replay && !current) panel.scrollTop = 0;
   else if (current) {
     const top = current.offsetTop - panel.offsetTop;
-    if (top < panel.scrollTop || top + current.offsetHeight > panel.scrollTop + panel.clientHeight) {
+    // the panel's title stays at its top (sticky): a move under it is not in view
+    const title = panel.querySelector("h2")?.offsetHeight ?? 0;
+    if (top < panel.scrollTop + title || top + current.offsetHeight > panel.scrollTop + panel.clientHeight) {
       panel.scrollTop = Math.max(0, top - panel.clientHeight / 2);
     }
   } else panel.scrollTop = panel.scrollHeight;

@@ -1,0 +1,448 @@
+"""A match between two engines that speak the protocol, our rules core as the arbiter.
+
+Used by ``bench/engine.py --match-engine CMD`` (see its ``--help``). Each
+engine is a subprocess started from a command line (ours by default is
+``python -m companion.cli engine``); both get ``position startpos moves ...``
+with the whole game so far and ``go movetime MS``. Games come in pairs with
+the colours swapped, each pair from the same random opening (``--opening``
+plies, drawn from the pair's seed), so that a strong opening favours both
+sides once.
+
+The arbiter is :class:`core.Position`: a move it refuses, a ``bestmove
+0000`` (a claim that the game is over) while it says the game goes on, no
+answer within the time plus a grace period, or a crash is a fault of that
+engine; the game is then void (it counts for neither side) and the fault is
+reported. The game ends when the rules end it (25 seeds, 24-24, the rule
+set's cycle rule, no move), without asking the engines.
+
+With the endgame databases in the cache, every covered position of a game
+is rated by them, and a game the first engine ends below a rating it had
+(a position rated won, then drawn or lost) is marked, apart when the
+position was reached by a capture (no history: the rating is exact).
+
+Figures: points of the first engine, seeds, the Elo difference with a 95 %
+margin from the spread of the game results, and for each side the mean and
+median depth of its last ``info`` line before each move and nodes per second
+where the engine reports them (Aalina reports depth only; a move from its
+opening book has no depth and is counted apart).
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+import numpy.typing as npt
+
+from companion import endgame_store
+from companion.commands.engine_client import EngineFault, MoveReport, ProtocolEngine
+from core.engine import retrograde
+from core.engine.kernel import to_relative
+from core.engine.protocol import (
+    moves_word,
+)
+from core.position import Position
+
+#: Our engine as a subprocess (the console script ``oware-companion engine`` also works).
+OUR_ENGINE = f"{shlex.quote(sys.executable)} -m companion.cli engine"
+
+
+@dataclass
+class GameResult:
+    """One game of the match, from the first engine's side."""
+
+    number: int
+    seed: int
+    first_side: int
+    opening: list[int]
+    moves: list[int] = field(default_factory=list)
+    points: float | None = None
+    """1, 1/2, 0 for the first engine; None if the game is void."""
+    seeds: tuple[int, int] = (0, 0)
+    """(first engine, second engine) at the end."""
+    ending: str = ""
+    fault: str | None = None
+    faulty: int | None = None
+    """0: the first engine broke the rules/protocol, 1: the second."""
+    reports: tuple[list[MoveReport], list[MoveReport]] = field(default_factory=lambda: ([], []))
+    promise: float | None = None
+    """Best result for the first engine the endgame databases rated a position of the game."""
+    exact_promise: float | None = None
+    """The same over positions reached by a capture (no history: the rating is exact)."""
+
+    @property
+    def broken(self) -> bool:
+        """Ended below a position's database rating (for the first engine)."""
+        return self.points is not None and self.promise is not None and self.points < self.promise
+
+    @property
+    def exact_broken(self) -> bool:
+        return (
+            self.points is not None
+            and self.exact_promise is not None
+            and self.points < self.exact_promise
+        )
+
+
+Database = tuple[npt.NDArray[np.uint8], int]
+
+
+def rating(p: Position, first_side: int, database: Database | None) -> float | None:
+    """The databases' result for the first engine at ``p`` (1, 1/2, 0), None if not covered."""
+    if database is None or p.is_over:
+        return None
+    values, db_max = database
+    mover = p.to_move
+    board = to_relative(p.pits, mover)
+    seeds = int(board.sum())
+    if seeds > db_max:
+        return None
+    v = retrograde.lookup(values, board)
+    mine, theirs = p.stores[mover] + v, p.stores[1 - mover] + seeds - v
+    if mover != first_side:
+        mine, theirs = theirs, mine
+    return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+
+
+def opening_for(seed: int, plies: int, rules: str) -> list[int]:
+    """``plies`` random legal moves from the start, drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    p = Position.initial(rules)
+    line: list[int] = []
+    for _ in range(plies):
+        legal = p.legal_moves()
+        if not legal:
+            break
+        pit = int(rng.choice(legal))
+        line.append(pit)
+        p = p.play(pit)
+    return line
+
+
+def play_game(
+    engines: Sequence[ProtocolEngine],
+    number: int,
+    seed: int,
+    first_side: int,
+    movetime_ms: int,
+    plies: int,
+    rules: str = "abapa",
+    grace: float = 5.0,
+    database: Database | None = None,
+) -> GameResult:
+    """One game; ``engines[0]`` plays ``first_side`` (0 South, 1 North).
+
+    With ``database`` (values, top layer) each covered position's rating is
+    noted, to tell games lost from a position rated won or drawn.
+    """
+    opening = opening_for(seed, plies, rules)
+    result = GameResult(number, seed, first_side, opening)
+    p = Position.initial(rules)
+    for pit in opening:
+        p = p.play(pit)
+    result.moves = list(opening)
+    for e in engines:
+        e.new_game()
+    while not p.is_over:
+        rated = rating(p, first_side, database)
+        if rated is not None:
+            result.promise = max(rated, result.promise or 0.0)
+            if p.prev is None:  # reached by a capture: no history, an exact rating
+                result.exact_promise = max(rated, result.exact_promise or 0.0)
+        k = 0 if p.to_move == first_side else 1
+        try:
+            report = engines[k].think(result.moves, movetime_ms, grace)
+        except EngineFault as exc:
+            result.fault, result.faulty = str(exc), k
+            return result
+        result.reports[k].append(report)
+        if report.pit is None:
+            result.fault, result.faulty = f"{engines[k].name} claimed the game was over", k
+            return result
+        if not p.is_legal(report.pit):
+            why = p.illegal_reason(report.pit) or "not legal here"
+            result.fault = f"{engines[k].name} played an illegal move: {why}"
+            result.faulty = k
+            return result
+        p = p.play(report.pit)
+        result.moves.append(report.pit)
+    scores = p.scores
+    mine, theirs = scores[first_side], scores[1 - first_side]
+    result.seeds = (mine, theirs)
+    result.points = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    result.ending = p.ending.reason if p.ending else "?"
+    return result
+
+
+def elo(points: float, games: int, results: list[float]) -> tuple[float, float, float]:
+    """Elo difference for a score, with the 95 % interval from the results' spread.
+
+    Returns (elo, low, high); a score of 0 or 100 % is clamped half a game in.
+    """
+
+    def to_elo(s: float) -> float:
+        s = min(max(s, 0.5 / games), 1 - 0.5 / games)
+        return -400 * math.log10(1 / s - 1)
+
+    s = points / games
+    spread = statistics.pstdev(results) if games > 1 else 0.5
+    if spread == 0:  # every game the same result: the binomial spread of the clamped score
+        c = min(max(s, 0.5 / games), 1 - 0.5 / games)
+        spread = math.sqrt(c * (1 - c))
+    se = spread / math.sqrt(games)
+    return to_elo(s), to_elo(s - 1.96 * se), to_elo(s + 1.96 * se)
+
+
+def side_figures(reports: list[MoveReport], movetime: float) -> str:
+    """Depth and nps of one side over its full-time moves, with the rest counted.
+
+    A full-time move is one that took at least half of ``movetime``: a move
+    answered sooner was found in a book or proven (an endgame table, a
+    forced line), and its depth says nothing about the search's speed.
+    """
+    full = [r for r in reports if r.seconds >= movetime / 2 and not r.book]
+    depths = [r.depth for r in full if r.depth is not None]
+    nps = [r.nps for r in full if r.nps is not None]
+    book = sum(r.book for r in reports)
+    early = len(reports) - len(full) - book
+    secs = [r.seconds for r in reports]
+    parts = []
+    if depths:
+        parts.append(f"depth mean {statistics.mean(depths):.1f} median {statistics.median(depths)}")
+    else:
+        parts.append("depth not reported")
+    if nps:
+        parts.append(f"nps mean {statistics.mean(nps):,.0f} median {statistics.median(nps):,.0f}")
+    else:
+        parts.append("nps not reported")
+    parts.append(f"over {len(full)} full-time moves ({early} answered early, {book} from a book)")
+    if secs:
+        parts.append(f"{statistics.mean(secs):.2f} s/move (max {max(secs):.2f})")
+    return ", ".join(parts)
+
+
+def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
+    side = "South" if g.first_side == 0 else "North"
+    head = f"game {g.number + 1:3d} seed {g.seed} {names[0]} {side}"
+    if g.points is None:
+        return f"{head}: VOID after {len(g.moves)} plies ({moves_word(g.moves)}): {g.fault}"
+    word = {1.0: "win", 0.5: "draw", 0.0: "loss"}[g.points]
+    if g.broken:
+        rated = {1.0: "won", 0.5: "drawn"}[g.promise or 0.0]
+        word += f" (from a position the databases rate {rated}"
+        word += ", reached by a capture)" if g.exact_broken else ")"
+    return (
+        f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "
+        f"{names[0]}: {side_figures(g.reports[0], movetime)} | "
+        f"{names[1]}: {side_figures(g.reports[1], movetime)} | moves {moves_word(g.moves)}"
+    )
+
+
+class _Progress:
+    """tqdm when installed, else a plain one-line bar on stderr."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total, self.done, self.stream = total, 0, stream
+        self.started = time.monotonic()
+        self.bar: Any = None
+        try:
+            from tqdm import tqdm  # type: ignore[import-untyped]
+
+            self.bar = tqdm(total=total, unit="game", file=stream)
+        except ImportError:
+            self._draw("")
+
+    def write(self, line: str, out: TextIO) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=out)
+        else:
+            self.stream.write("\r" + " " * 70 + "\r")
+            out.write(line + "\n")
+            out.flush()
+            self._draw("")
+
+    def step(self, note: str) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(note)
+            self.bar.update(1)
+        else:
+            self._draw(note)
+
+    def _draw(self, note: str) -> None:
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        elapsed = time.monotonic() - self.started
+        self.stream.write(
+            f"\rmatch [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+            f"{elapsed:5.0f}s {note}"
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        else:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run_match(
+    first_cmd: str,
+    second_cmd: str,
+    games: int,
+    seconds: float,
+    seed: int,
+    *,
+    jobs: int = 1,
+    plies: int = 2,
+    rules: str = "abapa",
+    names: tuple[str, str] = ("ours", "other"),
+    out: TextIO | None = None,
+    progress: TextIO | None = None,
+    cwd: str | None = None,
+    database: Database | None = None,
+) -> list[GameResult]:
+    """Play the match and print each game and the totals; return the games."""
+    out = out if out is not None else sys.stdout
+    bar = _Progress(games, progress if progress is not None else sys.stderr)
+    movetime_ms = max(round(seconds * 1000), 1)
+    local = threading.local()
+    made: list[ProtocolEngine] = []
+    made_lock = threading.Lock()
+    print_lock = threading.Lock()
+    results: list[GameResult] = []
+    points = 0.0
+
+    def engines() -> list[ProtocolEngine]:
+        pair: list[ProtocolEngine] | None = getattr(local, "pair", None)
+        if pair is None or any(e.proc.poll() is not None for e in pair):
+            pair = [
+                ProtocolEngine(first_cmd, names[0], cwd=cwd),
+                ProtocolEngine(second_cmd, names[1], cwd=cwd),
+            ]
+            with made_lock:
+                made.extend(pair)
+            local.pair = pair
+        return pair
+
+    def one(number: int) -> GameResult:
+        pair_seed = seed * 100_000 + number // 2
+        try:
+            pair = engines()
+        except EngineFault as exc:
+            g = GameResult(number, pair_seed, number % 2, [])
+            g.fault = f"could not start the engines: {exc}"
+            return g
+        g = play_game(
+            pair, number, pair_seed, number % 2, movetime_ms, plies, rules, database=database
+        )
+        if g.fault is not None and g.faulty is not None:  # start afresh after a fault
+            pair[g.faulty].close()
+        return g
+
+    def done(g: GameResult) -> None:
+        nonlocal points
+        with print_lock:
+            results.append(g)
+            if g.points is not None:
+                points += g.points
+            valid = sum(r.points is not None for r in results)
+            bar.write(game_line(g, names, seconds), out)
+            bar.step(f"{names[0]} {points}/{valid}")
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+            futures = [pool.submit(one, n) for n in range(games)]
+            for f in futures:
+                done(f.result())
+    except KeyboardInterrupt:
+        out.write("(interrupted: totals of the games played)\n")
+    finally:
+        bar.close()
+        for e in made:
+            e.close()
+    out.write(f"  {names[0]}: {first_cmd}\n  {names[1]}: {second_cmd}\n")
+    print_totals(results, names, seconds, out)
+    return results
+
+
+def print_totals(
+    results: list[GameResult], names: tuple[str, str], seconds: float, out: TextIO
+) -> None:
+    valid = [g for g in results if g.points is not None]
+    void = [g for g in results if g.points is None]
+    pts = [g.points for g in valid if g.points is not None]
+    n = len(valid)
+    w = sum(p == 1.0 for p in pts)
+    d = sum(p == 0.5 for p in pts)
+    lo = sum(p == 0.0 for p in pts)
+    write = out.write
+    write(
+        f"match: {names[0]} vs {names[1]}, {len(results)} games at {seconds} s per move, "
+        f"{len(void)} void\n"
+    )
+    faults = [0, 0]
+    for g in void:
+        if g.faulty is not None:
+            faults[g.faulty] += 1
+    if void:
+        write(f"  faults: {names[0]} {faults[0]}, {names[1]} {faults[1]}\n")
+        for g in void:
+            write(f"    game {g.number + 1} (seed {g.seed}): {g.fault}\n")
+    if n == 0:
+        write("  no valid game\n")
+        return
+    total = sum(pts)
+    seeds_a = sum(g.seeds[0] for g in valid)
+    seeds_b = sum(g.seeds[1] for g in valid)
+    e, e_lo, e_hi = elo(total, n, pts)
+    write(
+        f"  {names[0]}: {total}/{n} = {100 * total / n:.1f} % (+{w} ={d} -{lo}), "
+        f"seeds {seeds_a}-{seeds_b}\n"
+    )
+    write(f"  Elo difference: {e:+.0f} (95 % interval {e_lo:+.0f} to {e_hi:+.0f})\n")
+    rated = [g for g in valid if g.promise is not None]
+    if rated:
+        write(
+            f"  {names[0]} ended below the databases' rating of a position in "
+            f"{sum(g.broken for g in rated)} of {len(rated)} games reaching them "
+            f"({sum(g.exact_broken for g in rated)} below a position reached by a capture, "
+            "whose rating is exact)\n"
+        )
+    for k in (0, 1):
+        reports = [r for g in results for r in g.reports[k]]
+        write(f"  {names[k]}: {side_figures(reports, seconds)}\n")
+    seeds = sorted({g.seed for g in results})
+    write(f"  opening seeds: {seeds[0]}..{seeds[-1]} (pair k: seed*100000 + k)\n")
+
+
+def main_match(
+    other: str,
+    games: int,
+    seconds: float,
+    seed: int,
+    jobs: int,
+    ours: str | None = None,
+    plies: int = 2,
+    on_done: Callable[[list[GameResult]], None] | None = None,
+) -> int:
+    """``bench/engine.py --match-engine`` (returns the exit status)."""
+    first = ours if ours else OUR_ENGINE
+    values = endgame_store.load()
+    database = (values, endgame_store.database_seeds(values)) if values is not None else None
+    results = run_match(
+        first, other, games, seconds, seed, jobs=jobs, plies=plies, database=database
+    )
+    if on_done is not None:
+        on_done(results)
+    return 0

@@ -1,0 +1,101 @@
+"""The protocol match bench (bench/engine_match.py) with real engine subprocesses."""
+
+from __future__ import annotations
+
+import io
+import shlex
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bench.engine_match import GameResult, elo, opening_for, rating, run_match
+from companion import endgame_store
+from core import Position
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def fake_engine(tmp_path: Path, name: str, answer: str) -> str:
+    """A tiny real engine program answering every ``go`` with ``answer``."""
+    script = tmp_path / f"{name}.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            for line in sys.stdin:
+                word = line.split()[0] if line.split() else ""
+                if word == "uci":
+                    print("id name {name}"); print("uciok", flush=True)
+                elif word == "isready":
+                    print("readyok", flush=True)
+                elif word == "go":
+                    print("info depth 3 score cp 0 pv A"); print("{answer}", flush=True)
+                elif word == "quit":
+                    break
+            """
+        )
+    )
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+
+
+@pytest.fixture
+def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("OWARE_COMPANION_CACHE", str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    return f"{shlex.quote(sys.executable)} -m companion.cli engine --no-endgame"
+
+
+def test_ours_against_ours_plays_whole_games(ours: str) -> None:
+    out = io.StringIO()
+    results = run_match(ours, ours, 2, 0.05, 7, out=out, progress=io.StringIO(), cwd=str(ROOT))
+    text = out.getvalue()
+    assert len(results) == 2 and all(g.points is not None for g in results), text
+    assert results[0].opening == results[1].opening == opening_for(7 * 100_000, 2, "abapa")
+    assert [g.first_side for g in results] == [0, 1]
+    for g in results:
+        assert sum(g.seeds) == 48 or g.ending in ("score", "repetition", "no_feed")
+        assert g.reports[0] and all(r.depth for r in g.reports[0])
+    assert "Elo difference" in text and "nps mean" in text and "game   2 seed 700000" in text
+
+
+def test_an_illegal_move_voids_the_game_and_is_counted(ours: str, tmp_path: Path) -> None:
+    cheat = fake_engine(tmp_path, "cheat", "bestmove a")  # North's pit, whoever moves
+    out = io.StringIO()
+    results = run_match(ours, cheat, 2, 0.05, 1, out=out, progress=io.StringIO(), cwd=str(ROOT))
+    text = out.getvalue()
+    first = results[0]  # ours South: the cheat (North) plays a at once, which is legal
+    assert all(g.points is None and g.faulty == 1 for g in results), text
+    assert "illegal move" in (first.fault or "") and "faults: ours 0, other 2" in text
+    assert "no valid game" in text
+
+
+def test_a_false_claim_of_the_end_voids_the_game(ours: str, tmp_path: Path) -> None:
+    quitter = fake_engine(tmp_path, "quitter", "bestmove 0000")
+    out = io.StringIO()
+    results = run_match(quitter, ours, 1, 0.05, 1, out=out, progress=io.StringIO(), cwd=str(ROOT))
+    assert results[0].points is None and results[0].faulty == 0
+    assert "claimed the game was over" in (results[0].fault or "")
+
+
+def test_elo_and_its_interval() -> None:
+    assert elo(5, 10, [1.0, 0.0] * 5)[0] == pytest.approx(0)
+    e, lo, hi = elo(7.5, 10, [1.0] * 7 + [0.5] + [0.0] * 2)
+    assert e == pytest.approx(190.8, abs=0.5) and lo < e < hi
+    e, lo, hi = elo(0, 20, [0.0] * 20)  # all lost: clamped half a game in, still an interval
+    assert e < -400 and lo <= e < hi
+
+
+def test_database_ratings_and_games_lost_below_them(tmp_path: Path) -> None:
+    values = endgame_store.build(6, root=tmp_path, show_progress=False)
+    database = (values, 6)
+    won = Position.from_text("0-0-0-0-0-1-1-1-0-0-0-0-24-21-S")  # F wins for South
+    assert rating(won, 0, database) == 1.0 and rating(won, 1, database) == 0.0
+    drawn = Position.from_text("1-0-0-0-2-0-0-1-0-0-1-0-24-19-S")
+    assert rating(drawn, 0, database) == rating(drawn, 1, database) == 0.5
+    assert rating(Position.initial(), 0, database) is None  # 48 seeds: not covered
+    g = GameResult(0, 1, 0, [], points=0.0, promise=0.5, exact_promise=None)
+    assert g.broken and not g.exact_broken
+    g = GameResult(0, 1, 0, [], points=0.5, promise=0.5, exact_promise=0.5)
+    assert not g.broken

@@ -1,0 +1,176 @@
+"""`oware-companion engine` as a real subprocess speaking the protocol on stdin/stdout."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.engine.protocol import parse_bestmove, parse_info
+from core.position import Position
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Every first word Aualé's client accepts from an engine.
+REPLY_WORDS = {"id", "uciok", "readyok", "bestmove", "info", "option"}
+
+
+class Engine:
+    """A running engine process with a reader thread (so reads can time out)."""
+
+    def __init__(self, *args: str, cache: Path) -> None:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), OWARE_COMPANION_CACHE=str(cache))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "engine", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def until(self, first_word: str, timeout: float = 60.0) -> list[str]:
+        """Lines up to and including the first starting with ``first_word``."""
+        got: list[str] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(deadline - time.monotonic(), 0.01))
+            self.seen.append(line)
+            got.append(line)
+            if line.split()[:1] == [first_word]:
+                return got
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    e = Engine("--no-endgame", cache=tmp_path)
+    yield e
+    if e.proc.poll() is None:
+        e.proc.kill()
+    e.proc.wait(10)
+
+
+def test_handshake_search_and_quit(engine: Engine) -> None:
+    engine.send("uci")
+    hello = engine.until("uciok")
+    assert hello[0].startswith("id name oware-companion") and hello[1].startswith("id author")
+    engine.send("isready")
+    engine.until("readyok", timeout=120)  # the first run may compile the search
+    engine.send("ucinewgame")
+    engine.send("position startpos moves AbCd")
+    started = time.monotonic()
+    engine.send("go movetime 400")
+    lines = engine.until("bestmove")
+    took = time.monotonic() - started
+    best, ponder = parse_bestmove(lines[-1])
+    p = Position.initial().play(0).play(7).play(2).play(9)
+    assert best is not None and p.is_legal(best)
+    assert ponder is None or p.play(best).is_legal(ponder)
+    infos = [parse_info(line) for line in lines[:-1]]
+    assert infos and all(i.depth and i.nodes is not None and i.nps is not None for i in infos)
+    assert infos[-1].depth is not None and infos[-1].depth >= 6
+    assert infos[-1].pv and infos[-1].pv[0] == "ABCDEF"[best]
+    assert took < 2.5, f"movetime 400 answered after {took:.2f} s"
+    engine.send("quit")
+    assert engine.proc.wait(10) == 0
+    assert all(line.split()[0] in REPLY_WORDS for line in engine.seen if line.strip())
+
+
+def test_a_go_right_after_bestmove_is_answered(engine: Engine) -> None:
+    """A GUI answering at once (a book move) sends the next go while our search
+    thread is still ending: it must be searched, not refused as 'already thinking'."""
+    engine.send("isready")
+    engine.until("readyok", timeout=120)
+    p = Position.initial()
+    moves = ""
+    for _ in range(30):
+        engine.send(f"position startpos moves {moves}" if moves else "position startpos")
+        engine.send("go depth 2")
+        best, _ = parse_bestmove(engine.until("bestmove", timeout=10)[-1])
+        assert best is not None and p.is_legal(best)
+        p = p.play(best)
+        moves += "ABCDEFabcdef"[best]
+        if p.is_over:
+            break
+    assert not any("error" in line for line in engine.seen)
+
+
+def test_won_position_is_a_mate_score_and_over_is_0000(engine: Engine) -> None:
+    engine.send("isready")
+    engine.until("readyok", timeout=120)
+    engine.send("position fen 0-0-0-0-0-1-1-1-0-0-0-0-24-21-S")
+    engine.send("go depth 5")
+    lines = engine.until("bestmove")
+    assert lines[-1] == "bestmove F"
+    assert parse_info(lines[-2]).mate == 1
+    engine.send("position fen 0-0-0-0-0-1-1-1-0-0-0-0-24-21-S moves F")
+    engine.send("go movetime 100")
+    assert engine.until("bestmove") == ["bestmove 0000"]
+
+
+def test_infinite_thinks_until_stop(engine: Engine) -> None:
+    engine.send("isready")
+    engine.until("readyok", timeout=120)
+    engine.send("position startpos")
+    engine.send("go infinite")
+    time.sleep(1.0)
+    assert all(not line.startswith("bestmove") for line in list(engine.lines.queue))
+    engine.send("isready")  # answered while thinking
+    engine.until("readyok", timeout=5)
+    engine.send("stop")
+    best, _ = parse_bestmove(engine.until("bestmove", timeout=5)[-1])
+    assert best is not None and Position.initial().is_legal(best)
+
+
+def test_errors_are_info_strings_and_the_loop_goes_on(engine: Engine) -> None:
+    engine.send("position startpos moves Aa")  # A then a: fine
+    engine.send("position startpos moves AA")
+    assert engine.until("info") == [
+        "info string error: move 2 (A) is illegal: pit A belongs to South; North is to move"
+    ]
+    engine.send("dance")
+    assert engine.until("info") == ["info string error: unknown command 'dance'"]
+    engine.send("go depth 1")  # the last good position stands: after A a, South moves
+    best, _ = parse_bestmove(engine.until("bestmove")[-1])
+    assert best is not None and Position.initial().play(0).play(6).is_legal(best)
+    engine.proc.stdin.close()  # type: ignore[union-attr]  # end of input ends the loop
+    assert engine.proc.wait(10) == 0
+
+
+def test_endgame_databases_are_used_when_built(tmp_path: Path) -> None:
+    from companion import endgame_store
+
+    endgame_store.build(8, root=tmp_path, show_progress=False)
+    e = Engine(cache=tmp_path)
+    try:
+        e.send("isready")
+        e.until("readyok", timeout=120)
+        e.send("position fen 1-0-0-0-2-0-0-1-0-0-1-0-24-19-S")  # 5 seeds, known exactly
+        e.send("go movetime 300")
+        lines = e.until("bestmove")
+        assert "tbhits" in lines[0] and any(" tbhits 0 " not in line for line in lines[:-1])
+        e.send("quit")
+        assert e.proc.wait(10) == 0
+    finally:
+        if e.proc.poll() is None:
+            e.proc.kill()

@@ -1,0 +1,89 @@
+"""Repetition-aware search: the history since the last capture is part of the search state.
+
+The positions come from games played under the rules core (:class:`core.Position`),
+which ends an Abapa game at the first repetition, each side taking the seeds on its side.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion import endgame_store
+from core import Position
+from core.engine import retrograde
+from core.engine.analysis import analyze
+from core.engine.kernel import to_relative
+from core.rules import get_rules
+
+#: A game from a small endgame: after these moves South to move can play B, which
+#: brings back a position seen before; the game ends and South keeps the one seed
+#: on its side: 25-23. Without the history the same board is a draw at best.
+START = "0-1-0-0-1-0-0-1-1-0-0-1-24-19-S"
+MOVES = [1, 7, 2, 11, 0, 8, 1, 9, 4, 10, 3, 11, 5, 6, 4, 7, 5, 8, 2, 9, 3, 10, 4, 6, 5, 11, 0, 7]
+HERE = "0-1-0-0-0-0-1-0-1-0-0-0-24-21-S"
+
+
+def replay(rules: str = "abapa", **options: str) -> Position:
+    p = Position.from_text(START, rules=get_rules(rules, **options))
+    for pit in MOVES:
+        p = p.play(pit)
+    return p
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
+    root: Path = tmp_path_factory.mktemp("db")
+    return endgame_store.build(6, root=root, show_progress=False)
+
+
+def test_the_rules_core_ends_this_game_by_repetition() -> None:
+    p = replay()
+    assert p.to_text() == HERE and not p.is_over
+    after = p.play(1)
+    assert after.ending is not None and after.ending.reason == "repetition"
+    assert after.scores == (25, 23)
+
+
+def test_search_sees_the_repetition_in_the_games_history() -> None:
+    a = analyze(replay(), seconds=1.0)
+    assert a.best_name == "B"
+    assert a.moves[0].result == "win" and a.moves[0].margin == 2 and a.moves[0].exact
+
+
+def test_without_the_history_the_same_board_is_no_win() -> None:
+    a = analyze(Position.from_text(HERE), seconds=1.0)
+    assert a.moves[0].result != "win"
+
+
+def test_database_values_are_not_taken_where_the_history_changes_them(
+    database: np.ndarray,
+) -> None:
+    p = replay()
+    # the database values B's position (no history) as a draw for South...
+    after = p.play(1)
+    board = to_relative(after.pits, after.to_move)
+    north = retrograde.lookup(database, board)
+    assert 21 + north == 24  # North ends with 24: a draw
+    # ...but here B ends the game at once, 25-23, and the search says so
+    a = analyze(p, seconds=1.0, database=database, db_max=6)
+    b = next(m for m in a.moves if m.name == "B")
+    assert a.best_name == "B" and b.result == "win" and b.margin == 2
+
+
+def test_two_rounds_needs_a_third_occurrence() -> None:
+    # under the two-rounds cycle rule B brings the position back only a second time
+    p = replay("abapa", cycle="two_rounds")
+    assert not p.play(1).is_over
+    a = analyze(p, seconds=1.0)
+    b = next(m for m in a.moves if m.name == "B")
+    assert not (b.exact and b.result == "win" and b.margin == 2)
+
+
+def test_declared_cycles_never_end_the_game_in_the_search() -> None:
+    p = replay("abapa", cycle="declaration")
+    assert not p.play(1).is_over
+    a = analyze(p, seconds=0.5)
+    assert a.moves[0].result != "win" or a.moves[0].margin != 2
