@@ -434,11 +434,13 @@ class BoardRuntime:
                 self._game_events.append(event)
         self.log_ref = Ref(int(row["id"]))
         last = self.index.last_game(int(row["id"]))
-        self.game_ref = (
-            Ref(last)
-            if last is not None
-            else self.writer.start_game(self.board, self.log_ref, self.referee.start.rules)
-        )
+        # one game row per game of the log; the writer's last rows may not have reached the
+        # index before the crash: then the game being played gets its row now
+        games = 1 + sum(e.get("type") == "new_game" for e in self.events)
+        if last is not None and self.index.count_games(int(row["id"])) >= games:
+            self.game_ref = Ref(last)
+        else:
+            self.game_ref = self.writer.start_game(self.board, self.log_ref, self._game_start.rules)
         self._offset = 0.0
         self._restarted = True
         self.resumed = True

@@ -147,6 +147,10 @@ class GameIndex:
         assert cur.lastrowid is not None
         return cur.lastrowid
 
+    def count_games(self, log_id: int) -> int:
+        row = self._db.execute("SELECT COUNT(*) AS n FROM games WHERE log_id = ?", (log_id,))
+        return int(row.fetchone()["n"])
+
     def last_game(self, log_id: int) -> int | None:
         row = self._db.execute(
             "SELECT id FROM games WHERE log_id = ? ORDER BY id DESC LIMIT 1", (log_id,)
@@ -293,13 +297,19 @@ class IndexWriter:
 
     def _put(self, name: str, op: Callable[[GameIndex], None], key: Any = None) -> None:
         with self._cond:
-            last = self._ops[-1] if self._ops else None
-            # the same game's record again: only the newest one needs writing (the first in
-            # the queue may be being written, so it stays)
-            if key is not None and last is not None and last[2] is key and len(self._ops) > 1:
-                self._ops[-1] = (name, op, key)
-            else:
-                self._ops.append((name, op, key))
+            if key is not None:
+                # the same game's record again: only the newest one needs writing. Looked
+                # for back through other games' records only (never past another kind of
+                # write, which must keep its order), and never the first in the queue
+                # (it may be being written)
+                for i in range(len(self._ops) - 1, 0, -1):
+                    queued = self._ops[i][2]
+                    if queued is None:
+                        break
+                    if queued is key:
+                        self._ops[i] = (name, op, key)
+                        return
+            self._ops.append((name, op, key))
             self._cond.notify()
 
     # -- the thread ---------------------------------------------------------------------
