@@ -386,7 +386,15 @@ class Referee:
         return t - since >= self.settle_time
 
     def _decide(self, obs: Observation, settled: bool) -> list[Event]:
-        events = self._commit(obs.t, self.commit_still if settled else self.commit_mass)
+        threshold = self.commit_mass
+        if settled:
+            threshold = self.commit_still
+            if self._still_since is not None and obs.t - self._still_since >= self.ambiguity_time:
+                # A board that stayed still this long tells nothing more (a camera reads it the
+                # same way), and a doubt too small to ask a person about would otherwise stay
+                # open for ever (the last move of a game has no next move to settle it).
+                threshold = min(threshold, self.alert_mass)
+        events = self._commit(obs.t, threshold)
         if self.position.is_over:
             return events
         if settled:

@@ -632,3 +632,19 @@ def test_moves_that_commute_are_followed_in_the_likelier_order() -> None:
         events += ref.observe(Observation(t + 0.5 + 0.1 * k, "test", True, end.pits))
     assert sorted(m.pit for m in ref.moves) == [3, 6, 8] and ref.position == end
     assert not [e for e in events if e.is_alert]
+
+
+def test_a_doubt_too_small_to_ask_about_is_settled_once_the_board_stays_still() -> None:
+    # Pit d reads 5 (F done) with belief 0.98: the move holds about 97 % of the belief, too
+    # little to confirm at once, too much to ask a person to count. A still board tells
+    # nothing more, and the last move of a game has no next move to settle it: once the
+    # board has stayed still for the ambiguity time the likeliest move is named, no question.
+    start = Position.initial()
+    ref = Referee(start)
+    readings: list[Any] = list(start.play(5).pits)
+    readings[9] = (0, 0, 0, 0, 0.02, 0.98)
+    per_frame = _still_board(ref, readings, 3.0)
+    named = [k * 0.2 for k, frame in enumerate(per_frame) for e in frame if e.type == "move"]
+    asked = [e for frame in per_frame for e in frame if e.type == "ambiguous"]
+    assert len(named) == 1 and named[0] >= ref.ambiguity_time and not asked
+    assert ref.position == start.play(5)
