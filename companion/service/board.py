@@ -46,6 +46,7 @@ from core.observation import Observation, most_likely
 from core.position import Position
 from core.records import GameRecord, records_from_events
 from core.referee import Event, Referee
+from core.referee.command_check import validate_command
 from core.referee.session import (
     feed_line,
     line_kind,
@@ -55,7 +56,7 @@ from core.referee.session import (
 
 from .checkpoint import CHECKPOINT_BUSY, Checkpointer
 from .checkpoint import load as load_checkpoint
-from .commands import CommandNotLogged, validate_command
+from .commands import CommandNotLogged
 from .hub import Hub, Subscriber
 from .index import GameIndex, IndexWriter, Ref
 from .recorder import DamagedLine, LogWriteError, SessionLog, read_log

@@ -15,8 +15,11 @@ out-of-sync alert (:meth:`core.referee.Referee.check_board`).
 >>> run(ref, {"command": "fly"}, 2.0)
 Traceback (most recent call last):
 ...
-core.referee.commands.CommandError: unknown command 'fly'; commands: new_game, set_position, \
-undo, confirm, declare_cycle_end
+core.referee.command_check.CommandInvalid: unknown command 'fly'; commands: new_game, \
+set_position, undo, confirm, declare_cycle_end, fair_play
+
+Every command is first checked by :func:`core.referee.command_check.validate_command`
+(the one check of a command's form: the page's, the API's and a log's alike).
 """
 
 from __future__ import annotations
@@ -41,9 +44,14 @@ class CommandError(ValueError):
 
 
 def run(referee: Referee, cmd: Mapping[str, Any], t: float) -> list[Event]:
-    """Carry out ``cmd`` at time ``t``; raises :class:`CommandError`."""
-    if not isinstance(cmd, Mapping) or not isinstance(cmd.get("command"), str):
+    """Carry out ``cmd`` at time ``t`` (a log's line may carry its own ``t``: it is not part
+    of the command); raises :class:`CommandError`."""
+    # (imported here: the check's own error builds on CommandError, defined above)
+    from core.referee.command_check import validate_command
+
+    if not isinstance(cmd, Mapping):
         raise CommandError('a command is an object with a "command" name')
+    cmd = validate_command({k: v for k, v in cmd.items() if k != "t"})
     name = cmd["command"]
     try:
         if name == "new_game":

@@ -22,7 +22,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 
 from companion.service.board import BoardRuntime
-from companion.service.commands import CommandInvalid, parse_json
+from core.referee.command_check import CommandInvalid, parse_json
 
 from .deps import BoardDep, require_json, require_token
 

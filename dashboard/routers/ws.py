@@ -22,7 +22,7 @@ browsers send no Origin and are let in (they could ignore it anyway). The
 Frames that are not a JSON text close the connection, with a close frame and
 one log line (at most one such line every few seconds, however many clients
 misbehave): a binary frame with 1003 (unsupported data), text that is not
-strict JSON (:func:`companion.service.commands.parse_json`) with 1007
+strict JSON (:func:`core.referee.command_check.parse_json`) with 1007
 (invalid payload).
 """
 
@@ -37,10 +37,11 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from companion.service.board import BoardRuntime
-from companion.service.commands import CommandInvalid, CommandNotLogged, parse_json
+from companion.service.commands import CommandNotLogged
 from companion.service.hub import ROLES, Hub, Subscriber
 from companion.service.service import Service
 from core.referee import CommandError
+from core.referee.command_check import CommandInvalid, parse_json
 from dashboard.guard import origin_allowed
 
 router = APIRouter()

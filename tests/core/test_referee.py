@@ -484,11 +484,12 @@ def test_commands_become_events() -> None:
     ("cmd", "message"),
     [
         ({"command": "fly"}, "unknown command 'fly'"),
-        ({}, "a command is an object"),
+        ({}, "a command is a JSON object"),
         ({"command": "undo"}, "nothing to undo"),
         ({"command": "set_position", "position": "4-4"}, "fields"),
         ({"command": "confirm", "move": 7}, "not legal"),
-        ({"command": "confirm", "pit": 3}, "number of seeds"),
+        # (the one check of a command's form says it, before the referee is asked)
+        ({"command": "confirm", "pit": 3}, "a pit and the count seen in it"),
         ({"command": "new_game", "rules": "kalah"}, "unknown rule set"),
     ],
 )

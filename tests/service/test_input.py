@@ -38,12 +38,12 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
-from companion.service.commands import CommandInvalid, parse_json, validate_command
 from companion.service.config import ServiceConfig
 from companion.service.recorder import read_log
 from companion.service.service import Service
 from core import Position
 from core.referee import CommandError, Referee
+from core.referee.command_check import CommandInvalid, parse_json, validate_command
 from core.referee.session import replay, session_header
 from dashboard.app import create_app
 
