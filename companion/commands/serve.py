@@ -41,6 +41,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.commands.rules import rules_spec
+from companion.hall.broker import parse_broker_url
 from companion.service.config import ServiceConfig, check_token, load_config
 from companion.service.preflight import StartError, preflight
 from companion.service.service import Service, is_loopback
@@ -81,6 +82,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     _common(serve)
     serve.add_argument("--fresh", action="store_true", help="start new games, do not resume")
+    serve.add_argument(
+        "--publish",
+        metavar="mqtt://HOST[:PORT]/HALL",
+        default=None,
+        help="publish every board's events to a hall's MQTT broker (see docs/VENUE.md)",
+    )
+    serve.add_argument(
+        "--hall-board",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the hall's number of this service's first board (the next ones follow; default 1)",
+    )
     serve.set_defaults(func=serve_command)
 
     demo = subparsers.add_parser(
@@ -183,7 +197,14 @@ def with_calibrations(
     return config.with_overrides(camera_calibrations=kept + tuple(given.items()))
 
 
-def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> int:
+def run(
+    sources: list[str],
+    config: ServiceConfig,
+    *,
+    resume: bool = True,
+    publish: str | None = None,
+    hall_board: int = 1,
+) -> int:
     """Serve until SIGINT/SIGTERM. Prints the URL (and the token, when one was made)."""
     import uvicorn
 
@@ -192,6 +213,7 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
     if not is_loopback(config.host) and config.token is None:
         config = config.with_overrides(token=secrets.token_urlsafe(18))
         print(f"commands need this token: {config.token}", flush=True)
+    address = parse_broker_url(publish) if publish else None  # refused before anything starts
     service = Service(sources, config, resume=resume)  # checks every source first
     # the data directory, the index, the port: refused now, before anything is recorded
     sock = preflight(service.data_dir, config.host, config.port)
@@ -227,7 +249,17 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
             timeout_graceful_shutdown=3,
         )
     )
-    server.run(sockets=[sock])
+    publisher = None
+    if address is not None:
+        from companion.hall.publisher import service_publisher
+
+        publisher = service_publisher(address, service, base, hall_board)
+        publisher.start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if publisher is not None:
+            publisher.stop()
     return 0 if server.started else 1  # (a start that failed has said why)
 
 
@@ -241,7 +273,9 @@ def serve_command(args: argparse.Namespace) -> int:
             "(in the order of their --source) unless they really see the same board",
             len(cameras),
         )
-    return run(sources, config, resume=not args.fresh)
+    return run(
+        sources, config, resume=not args.fresh, publish=args.publish, hall_board=args.hall_board
+    )
 
 
 def demo_command(args: argparse.Namespace) -> int:

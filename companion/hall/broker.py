@@ -86,12 +86,11 @@ def make_client(
     """A paho client with a persistent session (``clean_session`` off, fixed id)."""
     try:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
     except ImportError:
-        raise OSError(
-            "the hall needs paho-mqtt: pip install 'oware-companion[hall]'"
-        ) from None
+        raise OSError("the hall needs paho-mqtt: pip install 'oware-companion[hall]'") from None
     client = mqtt.Client(
-        mqtt.CallbackAPIVersion.VERSION2,
+        CallbackAPIVersion.VERSION2,
         client_id=client_id,
         clean_session=False,
         protocol=mqtt.MQTTv311,
@@ -101,6 +100,6 @@ def make_client(
         client.username_pw_set(user, password or address.password)
     if address.tls:
         client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
-    client.reconnect_delay_set(min_delay=0.2, max_delay=2)
+    client.reconnect_delay_set(min_delay=1, max_delay=2)
     client.max_inflight_messages_set(100)
     return client

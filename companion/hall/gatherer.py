@@ -7,8 +7,9 @@ away) and, per board:
 * takes each session's events in ``seq`` order: one already taken is a duplicate
   (dropped, counted); one after a missing number waits in ``pending`` and the
   board shows a gap (since when) until the missing ones come;
-* keeps what it took in ``DATA_DIR/board-N/SESSION.jsonl`` (one ``{"seq", "event"}``
-  a line), read back at start so that a restarted hall neither doubles nor loses;
+* keeps what it took in ``DATA_DIR/board-N/SESSION`` (one ``{"seq", "event"}`` a
+  line; SESSION is the board's log file name), read back at start so that a
+  restarted hall neither doubles nor loses;
 * keeps the last summary (``state``), and whether the board's client is online
   (its will says when the broker lost it);
 * writes the round's games, every board's game as OGN
@@ -58,6 +59,13 @@ class BoardView:
         self.last_event_at: float | None = None
         """When the board read its last event taken here (its ``at``)."""
 
+    def _gap(self) -> dict[str, Any]:
+        return {
+            "since": self.gap_since,
+            "missing_from": self.expected,
+            "waiting": len(self.pending),
+        }
+
     def to_json(self, now: float) -> dict[str, Any]:
         summary = (self.state or {}).get("summary") or {}
         quiet = now - self.heard if self.heard else None
@@ -76,7 +84,11 @@ class BoardView:
             "duplicates": self.duplicates,
             "gap": None
             if self.gap_since is None
-            else {"since": self.gap_since, "missing_from": self.expected, "waiting": len(self.pending)},
+            else {
+                "since": self.gap_since,
+                "missing_from": self.expected,
+                "waiting": len(self.pending),
+            },
             "online": self.online,
             "stale_since": stale_since,
             "heard": self.heard or None,
@@ -133,7 +145,7 @@ class Gatherer:
             if not logs:
                 continue
             view = BoardView(folder.name.removeprefix("board-"))
-            view.session = logs[-1].name.removesuffix(".jsonl")
+            view.session = logs[-1].name
             for raw in logs[-1].read_bytes().splitlines():
                 try:
                     seq = int(json.loads(raw)["seq"])
@@ -152,7 +164,9 @@ class Gatherer:
         client.subscribe(f"{self.address.hall}/board/+/#", qos=1)
         log.info("hall: gathering %s", self.address.shown)
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+    def _on_disconnect(
+        self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
         if self.connected:
             log.warning("hall: lost the broker (%s)", reason)
         self.connected = False
@@ -182,9 +196,9 @@ class Gatherer:
     def _state(self, view: BoardView, state: dict[str, Any]) -> None:
         if view.online is None:
             view.online = True
-        if state.get("session") != view.session and view.session is not None:
-            if int(state.get("summary", {}).get("seq", -1)) < 0:
-                self._new_session(view, str(state["session"]))
+        new = state.get("session") != view.session and view.session is not None
+        if new and int(state.get("summary", {}).get("seq", -1)) < 0:
+            self._new_session(view, str(state["session"]))
         view.state = state
         self._ogn_dirty = True
 
@@ -218,7 +232,7 @@ class Gatherer:
         folder = self.data_dir / f"board-{view.board}"
         folder.mkdir(exist_ok=True)
         line = json.dumps({"seq": message["seq"], "event": message["event"]}, separators=(",", ":"))
-        with (folder / f"{view.session}.jsonl").open("a") as fh:
+        with (folder / _archive_name(str(view.session))).open("a") as fh:
             fh.write(line + "\n")
         view.expected += 1
         view.taken += 1
@@ -283,6 +297,12 @@ class Gatherer:
                     self.write_ogn()
                 except OSError as exc:
                     log.warning("hall: cannot write %s: %s", self.ogn_path, exc)
+
+
+def _archive_name(session: str) -> str:
+    """The archive of a session (its log's file name, kept to one path level)."""
+    name = session.replace("/", "_")
+    return name if name.endswith(".jsonl") else name + ".jsonl"
 
 
 def _board_key(view: BoardView) -> tuple[int, str]:

@@ -108,7 +108,9 @@ class BoardPublisher:
         client.publish(self._topic("online"), "1", qos=1, retain=True)
         log.info("hall: board %s connected to %s", self.board, self.address.shown)
 
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+    def _on_disconnect(
+        self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
         with self._lock:
             if self.connected:
                 log.warning("hall: board %s lost the broker (%s)", self.board, reason)
@@ -320,3 +322,22 @@ class Publisher:
             time.sleep(POLL)
         for pub in self.publishers.values():
             pub.close()
+
+
+def service_publisher(address: BrokerAddress, service: Any, base: str, first: int) -> Publisher:
+    """A :class:`Publisher` of every board of a running ``Service`` (its logs as they open);
+    the service's board ``k`` is the hall's board ``first + k - 1``."""
+
+    def boards() -> list[tuple[str, Path | None]]:
+        found: list[tuple[str, Path | None]] = []
+        for board, runtime in list(service.boards.items()):
+            session = getattr(runtime, "session", None)
+            found.append((board, None if session is None else Path(session.path)))
+        return found
+
+    return Publisher(
+        address,
+        boards,
+        urls=lambda board: f"{base}/board/{board}",
+        hall_number=lambda board: str(first + int(board) - 1),
+    )
