@@ -116,6 +116,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEMO_MISTAKES,
         help=f"probability that a move is a player's mistake (default {DEMO_MISTAKES})",
     )
+    demo.add_argument(
+        "--hall",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a hall of N virtual boards, each its own service publishing to a Mosquitto "
+        "broker started for it, and the hall page on --port",
+    )
     _common(demo)
     demo.set_defaults(func=demo_command)
 
@@ -285,6 +293,17 @@ def demo_command(args: argparse.Namespace) -> int:
         config = config.with_overrides(data_dir=config.data_dir / "demo")
     if args.speed < 0 or not 0 <= args.mistakes <= 1:
         raise ValueError("--speed must be 0 or more and --mistakes between 0 and 1")
+    if args.hall is not None:
+        from companion.hall.demo import run_demo_hall
+
+        return run_demo_hall(
+            args.hall,
+            host=config.host,
+            port=config.port,
+            data_dir=config.data_dir,
+            speed=args.speed,
+            mistakes=args.mistakes,
+        )
     url = f"sim://?speed={args.speed:g}&mistakes={args.mistakes:g}"
     url += f"&seed={args.seed}" if args.seed is not None else ""
     return run([url], config, resume=False)
