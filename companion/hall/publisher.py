@@ -249,6 +249,8 @@ class BoardPublisher:
 
     def close(self) -> None:
         self.save_place()
+        if self.connected:  # a clean stop says so (the will only speaks for a lost client)
+            self.client.publish(self._topic("online"), "0", qos=1, retain=True).wait_for_publish(1)
         self.client.disconnect()
         self.client.loop_stop()
 

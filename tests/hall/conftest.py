@@ -42,7 +42,9 @@ def broker(tmp_path: Path) -> Iterator[LocalBroker]:
 class Hall:
     """Boards and a hall, started and stopped as people do it."""
 
-    def __init__(self, folder: Path, broker: LocalBroker, sim: str = "sim://?speed=6&mistakes=0.15"):
+    def __init__(
+        self, folder: Path, broker: LocalBroker, sim: str = "sim://?speed=6&mistakes=0.15"
+    ):
         self.folder = folder
         self.broker = broker
         self.url = broker.url("test")

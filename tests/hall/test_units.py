@@ -61,7 +61,13 @@ def test_summary_follows_the_referees_alert_rules() -> None:
 
 
 def _message(seq: int, session: str = "board1-x.jsonl") -> dict[str, Any]:
-    return {"board": "1", "session": session, "seq": seq, "at": 1.0, "event": {"type": "t", "n": seq}}
+    return {
+        "board": "1",
+        "session": session,
+        "seq": seq,
+        "at": 1.0,
+        "event": {"type": "t", "n": seq},
+    }
 
 
 def test_gatherer_drops_duplicates_and_holds_back_after_a_gap(tmp_path: Path) -> None:
