@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import Any
 
 from companion.hall.broker import BrokerAddress, parse_broker_url
-from companion.service.config import default_data_dir
+from companion.service.config import default_data_dir, load_config
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="serve the hall page of every board publishing to a broker",
         description="Gather every board of a hall from its MQTT broker and serve the hall page.",
     )
-    hall.add_argument("--broker", required=True, metavar="mqtt://HOST[:PORT]/HALL")
+    hall.add_argument(
+        "--broker",
+        default=None,
+        metavar="mqtt://HOST[:PORT]/HALL",
+        help="the hall's broker (default: the config's [hall] broker)",
+    )
+    hall.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="venue file: its [hall] broker, username, password, ca_file",
+    )
     hall.add_argument("--host", default="127.0.0.1", help="address to listen on")
     hall.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     hall.add_argument("--round", type=int, default=1, help="the round being played (default 1)")
@@ -39,9 +51,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def hall_command(args: argparse.Namespace) -> int:
-    address = parse_broker_url(args.broker)
+    hall = dict(load_config(args.config).hall) if args.config else {}
+    broker = args.broker or hall.get("broker")
+    if not broker:
+        raise ValueError("give the hall's broker: --broker mqtt://HOST[:PORT]/HALL")
+    address = parse_broker_url(broker)
     data_dir = (args.data_dir or default_data_dir() / "hall" / address.hall).resolve()
-    return run_hall(address, data_dir, args.host, args.port, args.round, ca_file=args.ca_file)
+    options = {k: hall[k] for k in ("username", "password", "ca_file") if k in hall}
+    if args.ca_file:
+        options["ca_file"] = args.ca_file
+    return run_hall(address, data_dir, args.host, args.port, args.round, **options)
 
 
 def run_hall(
@@ -50,16 +69,14 @@ def run_hall(
     host: str,
     port: int,
     round_number: int = 1,
-    *,
-    ca_file: str | None = None,
+    **client_options: Any,
 ) -> int:
     import uvicorn
 
     from companion.hall.app import create_hall_app
     from companion.hall.gatherer import Gatherer
 
-    options = {"ca_file": ca_file} if ca_file else {}
-    gatherer = Gatherer(address, data_dir, round_number=round_number, **options)
+    gatherer = Gatherer(address, data_dir, round_number=round_number, **client_options)
     gatherer.start()
     print(f"oware-companion: hall {address.shown}: open http://{host}:{port}/", flush=True)
     server = uvicorn.Server(

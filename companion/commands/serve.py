@@ -91,9 +91,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     serve.add_argument(
         "--hall-board",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="the hall's number of this service's first board (the next ones follow; default 1)",
+        help="the hall's number of this service's first board (the next ones follow; "
+        "default: the config's [hall] board, else 1)",
     )
     serve.set_defaults(func=serve_command)
 
@@ -211,7 +212,7 @@ def run(
     *,
     resume: bool = True,
     publish: str | None = None,
-    hall_board: int = 1,
+    hall_board: int | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM. Prints the URL (and the token, when one was made)."""
     import uvicorn
@@ -221,7 +222,12 @@ def run(
     if not is_loopback(config.host) and config.token is None:
         config = config.with_overrides(token=secrets.token_urlsafe(18))
         print(f"commands need this token: {config.token}", flush=True)
+    hall = dict(config.hall)  # the venue file's [hall]: broker, board, credentials, CA
+    publish = publish or hall.get("broker")
     address = parse_broker_url(publish) if publish else None  # refused before anything starts
+    first_board = hall_board if hall_board is not None else int(hall.get("board", 1))
+    if first_board < 1:
+        raise ValueError("the hall's board numbers start at 1")
     service = Service(sources, config, resume=resume)  # checks every source first
     # the data directory, the index, the port: refused now, before anything is recorded
     sock = preflight(service.data_dir, config.host, config.port)
@@ -261,7 +267,8 @@ def run(
     if address is not None:
         from companion.hall.publisher import service_publisher
 
-        publisher = service_publisher(address, service, base, hall_board)
+        credentials = {k: hall[k] for k in ("username", "password", "ca_file") if k in hall}
+        publisher = service_publisher(address, service, base, first_board, **credentials)
         publisher.start()
     try:
         server.run(sockets=[sock])

@@ -9,6 +9,7 @@ the system's service.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -34,7 +35,9 @@ def free_port() -> int:
 class LocalBroker:
     """``mosquitto -c FOLDER/mosquitto.conf`` on ``127.0.0.1:port``."""
 
-    def __init__(self, folder: Path, port: int | None = None) -> None:
+    def __init__(self, folder: Path, port: int | None = None, *, secured: str = "") -> None:
+        """``secured``: config lines replacing ``allow_anonymous true`` (a password
+        file and an ACL file, say)."""
         program = find_mosquitto()
         if program is None:
             raise OSError(INSTALL_HINT)
@@ -43,10 +46,11 @@ class LocalBroker:
         self.port = port or free_port()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.config = self.folder / "mosquitto.conf"
+        access = secured.rstrip() + "\n" if secured else "allow_anonymous true\n"
         self.config.write_text(
             f"listener {self.port} 127.0.0.1\n"
-            "allow_anonymous true\n"
-            "persistence true\n"
+            # started as root, mosquitto becomes this user: stay who we are (our files)
+            f"user {pwd.getpwuid(os.getuid()).pw_name}\n" + access + "persistence true\n"
             f"persistence_location {self.folder}/\n"
             "autosave_interval 1\n"
             "max_queued_messages 100000\n"

@@ -326,7 +326,9 @@ class Publisher:
             pub.close()
 
 
-def service_publisher(address: BrokerAddress, service: Any, base: str, first: int) -> Publisher:
+def service_publisher(
+    address: BrokerAddress, service: Any, base: str, first: int, **client_options: Any
+) -> Publisher:
     """A :class:`Publisher` of every board of a running ``Service`` (its logs as they open);
     the service's board ``k`` is the hall's board ``first + k - 1``."""
 
@@ -342,4 +344,5 @@ def service_publisher(address: BrokerAddress, service: Any, base: str, first: in
         boards,
         urls=lambda board: f"{base}/board/{board}",
         hall_number=lambda board: str(first + int(board) - 1),
+        **client_options,
     )

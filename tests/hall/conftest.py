@@ -53,11 +53,15 @@ class Hall:
         self.board_ports: dict[int, int] = {}
         self.hall: subprocess.Popen[bytes] | None = None
         self.hall_port = free_port()
+        self.hall_config: Path | None = None
 
-    def start_board(self, number: int) -> None:
+    def start_board(self, number: int, *extra: str) -> None:
         port = free_port()
         sim = f"{self.sim}&seed={number}"
-        cmd = board_command(self.url, number, port, self.folder, sim)
+        cmd = board_command(self.url, number, port, self.folder, sim) + list(extra)
+        if extra:  # the venue file names the broker and the board's number
+            at = cmd.index("--publish")
+            del cmd[at : at + 4]
         log = (self.folder / f"board{number}.out").open("ab")
         self.boards[number] = subprocess.Popen(cmd, env=env(), stdout=log, stderr=log, cwd=ROOT)
         self.board_ports[number] = port
@@ -73,6 +77,8 @@ class Hall:
             sys.executable, "-m", "companion.commands.hall", "hall", "--broker", self.url,
             "--port", str(self.hall_port), "--data-dir", str(self.folder / "hall"),
         ]  # fmt: skip
+        if self.hall_config is not None:
+            cmd += ["--config", str(self.hall_config)]
         self.hall = subprocess.Popen(cmd, env=env(), stdout=log, stderr=log, cwd=ROOT)
         wait_for(lambda: self.api() is not None, 60, "the hall page")
 
