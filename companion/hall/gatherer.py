@@ -7,8 +7,9 @@ away) and, per board:
 * takes each session's events in ``seq`` order: one already taken is a duplicate
   (dropped, counted); one after a missing number waits in ``pending`` and the
   board shows a gap (since when) until the missing ones come;
-* keeps what it took in ``DATA_DIR/board-N/SESSION`` (one ``{"seq", "event"}`` a
-  line; SESSION is the board's log file name), read back at start so that a
+* keeps what it took in ``DATA_DIR/board-N/SESSION`` (SESSION: the board's log file
+  name; one ``{"seq", "at", "got", "event"}`` a line, ``at`` when the board's
+  publisher read it, ``got`` when the hall took it), read back at start so that a
   restarted hall neither doubles nor loses;
 * keeps the last summary (``state``), and whether the board's client is online
   (its will says when the broker lost it);
@@ -231,7 +232,15 @@ class Gatherer:
     def _take(self, view: BoardView, message: dict[str, Any]) -> None:
         folder = self.data_dir / f"board-{view.board}"
         folder.mkdir(exist_ok=True)
-        line = json.dumps({"seq": message["seq"], "event": message["event"]}, separators=(",", ":"))
+        line = json.dumps(
+            {
+                "seq": message["seq"],
+                "at": message.get("at"),
+                "got": time.time(),
+                "event": message["event"],
+            },
+            separators=(",", ":"),
+        )
         with (folder / _archive_name(str(view.session))).open("a") as fh:
             fh.write(line + "\n")
         view.expected += 1
