@@ -5,11 +5,14 @@ Boards are real ``serve --publish`` processes on ``sim://``; the hall is the rea
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -55,10 +58,11 @@ class Hall:
         self.hall_port = free_port()
         self.hall_config: Path | None = None
 
-    def start_board(self, number: int, *extra: str) -> None:
+    def start_board(self, number: int, *extra: str, broker_url: str | None = None) -> None:
         port = free_port()
         sim = f"{self.sim}&seed={number}"
-        cmd = board_command(self.url, number, port, self.folder, sim) + list(extra)
+        url = broker_url or self.url
+        cmd = board_command(url, number, port, self.folder, sim) + list(extra)
         if extra:  # the venue file names the broker and the board's number
             at = cmd.index("--publish")
             del cmd[at : at + 4]
@@ -136,3 +140,57 @@ def hall(tmp_path: Path, broker: LocalBroker) -> Iterator[Hall]:
     h = Hall(tmp_path, broker)
     yield h
     h.close()
+
+
+class Cable:
+    """A TCP link between a board and the broker that the test can cut and mend: the
+    board's network, while its service plays on."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target = target_port
+        self.port = free_port()
+        self.connected = threading.Event()
+        self.connected.set()
+        self._open: list[socket.socket] = []
+        self._server = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return
+            if not self.connected.is_set():
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self._open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        self.connected.clear()
+        for s in self._open:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+        self._open.clear()
+
+    def mend(self) -> None:
+        self.connected.set()
+
+    def close(self) -> None:
+        self.cut()
+        self._server.close()

@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from tests.hall.conftest import Hall, wait_for
+from tests.hall.conftest import Cable, Hall, wait_for
 
 BOARDS = (1, 2, 3)
 
@@ -74,3 +74,40 @@ def test_broker_and_hall_restarted_mid_game_nothing_lost_nothing_doubled(
     assert [line for line in text.splitlines() if line.startswith("[Board ")] == [
         f'[Board "{n}"]' for n in BOARDS
     ]
+
+
+def test_one_boards_network_cut_then_back_stale_meanwhile_nothing_lost(hall: Hall) -> None:
+    cable = Cable(hall.broker.port)
+    try:
+        hall.start_hall()
+        hall.start_board(1, broker_url=f"mqtt://127.0.0.1:{cable.port}/test")
+        hall.start_board(2)
+        wait_for(lambda: all(_moves(hall, n) >= 2 for n in (1, 2)), 90, "two moves on each board")
+
+        cable.cut()  # board 1's service plays on, its network is gone
+        cut_at = time.time()
+        before = len(hall.log_events(1))
+        stale = wait_for(lambda: (b := hall.board(1)) and b["stale_since"], 30, "board 1 stale")
+        assert cut_at - 1 <= stale <= time.time()
+        assert (hall.board(2) or {}).get("stale_since") is None  # the other board is not
+        wait_for(lambda: len(hall.log_events(1)) >= before + 2, 60, "board 1 playing on")
+
+        cable.mend()
+        wait_for(
+            lambda: (b := hall.board(1)) and b["stale_since"] is None and b["taken"] >= before + 2,
+            60,
+            "board 1 back at the hall with what it played meanwhile",
+        )
+        for n in (1, 2):
+            hall.stop_board(n)
+        logs = {n: hall.log_events(n) for n in (1, 2)}
+        wait_for(
+            lambda: all((b := hall.board(n)) and b["taken"] >= len(logs[n]) for n in (1, 2)),
+            60,
+            "every event at the hall",
+        )
+        for n in (1, 2):
+            assert [event for _, event in hall.gathered(n)] == logs[n]
+            assert [seq for seq, _ in hall.gathered(n)] == list(range(len(logs[n])))
+    finally:
+        cable.close()
