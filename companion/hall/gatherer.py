@@ -53,6 +53,9 @@ class BoardView:
         self.pending: dict[int, dict[str, Any]] = {}
         self.gap_since: float | None = None
         self.joined_at: int | None = None
+        self.past: dict[str, int] = {}
+        """Earlier sessions of this board (a service restarted with --fresh): the next
+        ``seq`` of each, so that a late copy of one of their events is still known."""
         self.state: dict[str, Any] | None = None
         self.online: bool | None = None
         self.offline_since: float | None = None
@@ -142,18 +145,22 @@ class Gatherer:
     def _load_archives(self) -> None:
         """Where a restarted hall stands: the last session of each board it kept."""
         for folder in sorted(self.data_dir.glob("board-*")):
-            logs = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+            # by name: a log's name holds when it began (board1-20261125-173614.jsonl)
+            logs = sorted(folder.glob("*.jsonl"))
             if not logs:
                 continue
             view = BoardView(folder.name.removeprefix("board-"))
+            for archive in logs:
+                taken = 0
+                for raw in archive.read_bytes().splitlines():
+                    try:
+                        taken = int(json.loads(raw)["seq"]) + 1
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a torn last line: that event is taken again
+                    view.taken += 1
+                view.past[archive.name] = taken
             view.session = logs[-1].name
-            for raw in logs[-1].read_bytes().splitlines():
-                try:
-                    seq = int(json.loads(raw)["seq"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line: that event is taken again
-                view.expected = seq + 1
-                view.taken += 1
+            view.expected = view.past.pop(view.session)
             self.boards[view.board] = view
 
     # -- paho's thread ------------------------------------------------------------------------
@@ -204,6 +211,8 @@ class Gatherer:
         self._ogn_dirty = True
 
     def _new_session(self, view: BoardView, session: str) -> None:
+        if view.session is not None:
+            view.past[view.session] = view.expected
         view.session = session
         view.expected = 0
         view.pending.clear()
@@ -213,6 +222,13 @@ class Gatherer:
     def _event(self, view: BoardView, message: dict[str, Any], now: float) -> None:
         seq = int(message["seq"])
         session = str(message["session"])
+        if session in view.past:  # an earlier session's event, come late
+            if seq != view.past[session]:
+                view.duplicates += 1  # (or after a gap there: that session is over)
+                return
+            self._take(view, message, session)
+            view.past[session] += 1
+            return
         if session != view.session:
             self._new_session(view, session)
             if seq > 0 and not (self.data_dir / f"board-{view.board}").is_dir():
@@ -223,13 +239,14 @@ class Gatherer:
             return
         view.pending[seq] = message
         while view.expected in view.pending:
-            self._take(view, view.pending.pop(view.expected))
+            self._take(view, view.pending.pop(view.expected), str(view.session))
+            view.expected += 1
         if view.pending:
             view.gap_since = view.gap_since or now
         else:
             view.gap_since = None
 
-    def _take(self, view: BoardView, message: dict[str, Any]) -> None:
+    def _take(self, view: BoardView, message: dict[str, Any], session: str) -> None:
         folder = self.data_dir / f"board-{view.board}"
         folder.mkdir(exist_ok=True)
         line = json.dumps(
@@ -241,9 +258,8 @@ class Gatherer:
             },
             separators=(",", ":"),
         )
-        with (folder / _archive_name(str(view.session))).open("a") as fh:
+        with (folder / _archive_name(session)).open("a") as fh:
             fh.write(line + "\n")
-        view.expected += 1
         view.taken += 1
         view.last_event_at = message.get("at")
 

@@ -94,3 +94,34 @@ class _Msg:
 
         self.topic = topic
         self.payload = json.dumps(payload).encode()
+
+
+def test_a_new_session_does_not_mix_with_a_late_copy_of_the_last(tmp_path: Path) -> None:
+    """A service restarted with --fresh starts a new log (seq from 0 again); a copy of the
+    old session's event that comes after it goes to the old session's archive."""
+    g = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+
+    def send(seq: int, session: str) -> None:
+        g._on_message(None, None, _Msg("test/board/1/events", _message(seq, session)))
+
+    send(0, "board1-a.jsonl")
+    send(1, "board1-a.jsonl")
+    send(0, "board1-b.jsonl")
+    send(1, "board1-a.jsonl")  # a late copy: a duplicate
+    send(2, "board1-a.jsonl")  # late, but new: the old session's
+    send(1, "board1-b.jsonl")
+    view = g.boards["1"]
+    assert (view.session, view.expected, view.duplicates, view.past) == (
+        "board1-b.jsonl",
+        2,
+        1,
+        {"board1-a.jsonl": 3},
+    )
+    lines = {
+        name: len((tmp_path / "board-1" / name).read_text().splitlines())
+        for name in ("board1-a.jsonl", "board1-b.jsonl")
+    }
+    assert lines == {"board1-a.jsonl": 3, "board1-b.jsonl": 2}
+    again = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+    assert (again.boards["1"].session, again.boards["1"].expected) == ("board1-b.jsonl", 2)
+    assert again.boards["1"].past == {"board1-a.jsonl": 3}
