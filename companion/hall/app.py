@@ -8,15 +8,19 @@ service (its URL is in the board's summary), with that board's token.
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import FileResponse, PlainTextResponse
+from fastapi.responses import FileResponse, PlainTextResponse, Response
 
 from .gatherer import Gatherer
 
 STATIC = Path(__file__).resolve().parents[2] / "dashboard" / "static"
+#: Seconds one snapshot of the hall answers every page's poll.
+SNAPSHOT_FOR = 0.25
 PAGE_FILES = {"hall.js": "application/javascript", "hall.css": "text/css"}
 
 
@@ -33,9 +37,16 @@ def create_hall_app(gatherer: Gatherer) -> FastAPI:
             raise HTTPException(404)
         return FileResponse(STATIC / name, media_type=PAGE_FILES[name])
 
+    cache: dict[str, Any] = {"at": 0.0, "body": b""}
+
     @app.get("/api/hall")
-    def hall() -> dict[str, Any]:
-        return gatherer.snapshot()
+    def hall() -> Response:
+        # every spectator polls once a second: one snapshot serves them all for a while
+        now = time.monotonic()
+        if now - cache["at"] > SNAPSHOT_FOR:
+            cache["body"] = json.dumps(gatherer.snapshot(), separators=(",", ":")).encode()
+            cache["at"] = now
+        return Response(cache["body"], media_type="application/json")
 
     @app.get("/round/{number}.ogn")
     def round_ogn(number: int) -> PlainTextResponse:
