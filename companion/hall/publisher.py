@@ -314,6 +314,7 @@ class Publisher:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
+        self.step()  # the lines written since the thread's last look (the service's last)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and any(
             p.connected and p.acked + 1 < len(p.events) for p in self.publishers.values()
