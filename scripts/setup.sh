@@ -6,7 +6,8 @@
 #                                and its camera and engine extras (scripts/run.sh)
 #   scripts/setup.sh             everything, the test tools too (scripts/test.sh): the AVR
 #                                toolchain and simulator for the firmware tests and Chromium
-#                                for the browser tests (system packages, sudo when not
+#                                for the browser tests, Mosquitto for the hall's tests
+#                                (system packages, sudo when not
 #                                root), PyTorch (the learn extra), the dev extra
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ case "${1:-}" in
 esac
 
 if [ "$MODE" = all ]; then
-    APT_PACKAGES=(gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config chromium fonts-dejavu-core)
+    APT_PACKAGES=(gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config chromium fonts-dejavu-core mosquitto)
     need_apt=()
     for pkg in "${APT_PACKAGES[@]}"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")

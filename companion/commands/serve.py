@@ -41,6 +41,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.commands.rules import rules_spec
+from companion.hall.broker import parse_broker_url
 from companion.service.config import ServiceConfig, check_token, load_config
 from companion.service.preflight import StartError, preflight
 from companion.service.service import Service, is_loopback
@@ -81,6 +82,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     _common(serve)
     serve.add_argument("--fresh", action="store_true", help="start new games, do not resume")
+    serve.add_argument(
+        "--publish",
+        metavar="mqtt://HOST[:PORT]/HALL",
+        default=None,
+        help="publish every board's events to a hall's MQTT broker (see docs/VENUE.md)",
+    )
+    serve.add_argument(
+        "--hall-board",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the hall's number of this service's first board (the next ones follow; "
+        "default: the config's [hall] board, else 1)",
+    )
     serve.set_defaults(func=serve_command)
 
     demo = subparsers.add_parser(
@@ -101,6 +116,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=float,
         default=DEMO_MISTAKES,
         help=f"probability that a move is a player's mistake (default {DEMO_MISTAKES})",
+    )
+    demo.add_argument(
+        "--hall",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a hall of N virtual boards, each its own service publishing to a Mosquitto "
+        "broker started for it, and the hall page on --port",
     )
     _common(demo)
     demo.set_defaults(func=demo_command)
@@ -183,7 +206,14 @@ def with_calibrations(
     return config.with_overrides(camera_calibrations=kept + tuple(given.items()))
 
 
-def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> int:
+def run(
+    sources: list[str],
+    config: ServiceConfig,
+    *,
+    resume: bool = True,
+    publish: str | None = None,
+    hall_board: int | None = None,
+) -> int:
     """Serve until SIGINT/SIGTERM. Prints the URL (and the token, when one was made)."""
     import uvicorn
 
@@ -192,6 +222,12 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
     if not is_loopback(config.host) and config.token is None:
         config = config.with_overrides(token=secrets.token_urlsafe(18))
         print(f"commands need this token: {config.token}", flush=True)
+    hall = dict(config.hall)  # the venue file's [hall]: broker, board, credentials, CA
+    publish = publish or hall.get("broker")
+    address = parse_broker_url(publish) if publish else None  # refused before anything starts
+    first_board = hall_board if hall_board is not None else int(hall.get("board", 1))
+    if first_board < 1:
+        raise ValueError("the hall's board numbers start at 1")
     service = Service(sources, config, resume=resume)  # checks every source first
     # the data directory, the index, the port: refused now, before anything is recorded
     sock = preflight(service.data_dir, config.host, config.port)
@@ -227,7 +263,18 @@ def run(sources: list[str], config: ServiceConfig, *, resume: bool = True) -> in
             timeout_graceful_shutdown=3,
         )
     )
-    server.run(sockets=[sock])
+    publisher = None
+    if address is not None:
+        from companion.hall.publisher import service_publisher
+
+        credentials = {k: hall[k] for k in ("username", "password", "ca_file") if k in hall}
+        publisher = service_publisher(address, service, base, first_board, **credentials)
+        publisher.start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        if publisher is not None:
+            publisher.stop()
     return 0 if server.started else 1  # (a start that failed has said why)
 
 
@@ -241,7 +288,9 @@ def serve_command(args: argparse.Namespace) -> int:
             "(in the order of their --source) unless they really see the same board",
             len(cameras),
         )
-    return run(sources, config, resume=not args.fresh)
+    return run(
+        sources, config, resume=not args.fresh, publish=args.publish, hall_board=args.hall_board
+    )
 
 
 def demo_command(args: argparse.Namespace) -> int:
@@ -251,6 +300,17 @@ def demo_command(args: argparse.Namespace) -> int:
         config = config.with_overrides(data_dir=config.data_dir / "demo")
     if args.speed < 0 or not 0 <= args.mistakes <= 1:
         raise ValueError("--speed must be 0 or more and --mistakes between 0 and 1")
+    if args.hall is not None:
+        from companion.hall.demo import run_demo_hall
+
+        return run_demo_hall(
+            args.hall,
+            host=config.host,
+            port=config.port,
+            data_dir=config.data_dir,
+            speed=args.speed,
+            mistakes=args.mistakes,
+        )
     url = f"sim://?speed={args.speed:g}&mistakes={args.mistakes:g}"
     url += f"&seed={args.seed}" if args.seed is not None else ""
     return run([url], config, resume=False)

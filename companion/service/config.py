@@ -25,6 +25,13 @@ The command line overrides the file, the file overrides the defaults. Example
     enabled = true
     seconds = 3.0                    # thinking time per position
 
+    [hall]                           # serve --publish / hall --broker (companion.hall)
+    broker = "mqtts://broker.local/club"
+    board = 7                        # the hall's number of this service's first board
+    username = "7"
+    password = "board-7-secret"
+    ca_file = "hall-ca.pem"          # the broker's CA, for mqtts://
+
 Unknown keys are refused with a message naming them, so a typo does not
 silently leave a venue without its token.
 """
@@ -103,6 +110,8 @@ class ServiceConfig:
     """Largest request body (and WebSocket message) accepted."""
     silent_after: float = 2.0
     """Seconds without a frame after which a connected board is reported silent (0: never)."""
+    hall: tuple[tuple[str, Any], ...] = ()
+    """The ``[hall]`` table (broker, board, username, password, ca_file), for companion.hall."""
 
     def calibration_for(self, url: str) -> Path | None:
         """The camera calibration given for ``url`` (None: the one `calibrate` saved)."""
@@ -127,6 +136,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
     },
     "camera": {"calibration": str, "keep_pit_photos": bool, "per_source": dict},
     "engine": {"enabled": bool, "seconds": (int, float)},
+    "hall": {"broker": str, "board": int, "username": str, "password": str, "ca_file": str},
 }
 
 
@@ -212,6 +222,11 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
         if not 0 < seconds <= 600:
             raise ConfigError("[engine] seconds must be between 0 and 600")
         cfg["engine_seconds"] = seconds
+    hall = {k.split(".", 1)[1]: v for k, v in values.items() if k.startswith("hall.")}
+    if "ca_file" in hall:
+        hall["ca_file"] = str((base / hall["ca_file"]).resolve())
+    if hall:
+        cfg["hall"] = tuple(sorted(hall.items()))
     return ServiceConfig(**cfg)
 
 

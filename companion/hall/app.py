@@ -1,0 +1,57 @@
+"""The hall's web page: read-only, every board at once.
+
+``GET /`` the hall page (``dashboard/static/hall.html``), ``GET /api/hall`` what it
+shows (:meth:`companion.hall.gatherer.Gatherer.snapshot`), ``GET /round/R.ogn`` the
+round's games. Nothing here changes a board: commands go to each board's own
+service (its URL is in the board's summary), with that board's token.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import FileResponse, PlainTextResponse, Response
+
+from .gatherer import Gatherer
+
+STATIC = Path(__file__).resolve().parents[2] / "dashboard" / "static"
+#: Seconds one snapshot of the hall answers every page's poll.
+SNAPSHOT_FOR = 0.25
+PAGE_FILES = {"hall.js": "application/javascript", "hall.css": "text/css"}
+
+
+def create_hall_app(gatherer: Gatherer) -> FastAPI:
+    app = FastAPI(title="oware-companion hall", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/")
+    def page() -> FileResponse:
+        return FileResponse(STATIC / "hall.html", media_type="text/html")
+
+    @app.get("/static/{name}")
+    def static(name: str) -> FileResponse:
+        if name not in PAGE_FILES:
+            raise HTTPException(404)
+        return FileResponse(STATIC / name, media_type=PAGE_FILES[name])
+
+    cache: dict[str, Any] = {"at": 0.0, "body": b""}
+
+    @app.get("/api/hall")
+    def hall() -> Response:
+        # every spectator polls once a second: one snapshot serves them all for a while
+        now = time.monotonic()
+        if now - cache["at"] > SNAPSHOT_FOR:
+            cache["body"] = json.dumps(gatherer.snapshot(), separators=(",", ":")).encode()
+            cache["at"] = now
+        return Response(cache["body"], media_type="application/json")
+
+    @app.get("/round/{number}.ogn")
+    def round_ogn(number: int) -> PlainTextResponse:
+        if number != gatherer.round:
+            raise HTTPException(404, f"this hall broadcasts round {gatherer.round}")
+        return PlainTextResponse(gatherer.round_ogn(), media_type="text/plain; charset=utf-8")
+
+    return app

@@ -1,0 +1,87 @@
+"""What a board's events say about it: position, scores, last move, open alerts, the game.
+
+Pure: fed the events of one session log in order (:meth:`BoardSummary.add`), it
+follows the referee's own rules for alerts: an alert stays open until a
+``board_restored`` closes it (``closes``: its ``alert_id``), or until the position
+changes (a move, a correction, a new game), which closes every alert but a
+disturbed board's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from core.position import Position
+from core.records import records_from_events
+from core.referee.events import ALERT_TYPES
+
+#: Events after which the referee stands at a new position.
+NEW_POSITION = frozenset({"move", "corrected", "new_game"})
+
+
+class BoardSummary:
+    """One board's session, from its events."""
+
+    def __init__(self, start: Mapping[str, Any]) -> None:
+        self.session_start = Position.from_json(dict(start))
+        self.game_start = self.session_start
+        self.game_events: list[dict[str, Any]] = []
+        self.position = self.session_start
+        self.moves = 0
+        self.last_move_at: float | None = None
+        self.alerts: list[dict[str, Any]] = []
+        self.game_over: str | None = None
+        self.seq = -1
+
+    def add(self, event: Mapping[str, Any], at: float) -> None:
+        """Event number ``seq + 1`` of the log, read at ``at`` (Unix time)."""
+        self.seq += 1
+        kind = event.get("type")
+        if kind == "new_game":
+            self.game_start = Position.from_json(event["position"])
+            self.game_events = []
+            self.moves = 0
+            self.game_over = None
+        else:
+            self.game_events.append(dict(event))
+        if kind in NEW_POSITION:
+            if "position" in event:
+                self.position = Position.from_json(event["position"])
+            self.alerts = [a for a in self.alerts if a.get("type") == "board_disturbed"]
+        if kind == "move":
+            self.moves += 1
+            self.last_move_at = at
+        elif kind == "board_restored":
+            self.alerts = [a for a in self.alerts if a.get("alert_id") != event.get("closes")]
+        elif kind == "game_over":
+            self.game_over = str(event.get("text", "game over"))
+        elif kind in ALERT_TYPES:
+            alert_id = event.get("alert_id", event.get("seq"))
+            self.alerts = [a for a in self.alerts if a.get("alert_id") != alert_id]
+            self.alerts.append(
+                {
+                    "type": kind,
+                    "alert_id": alert_id,
+                    "text": event.get("text", kind),
+                    "at": at,
+                    "seq": self.seq,
+                }
+            )
+
+    def record(self) -> dict[str, Any]:
+        """The game being played (:class:`core.records.GameRecord` as JSON)."""
+        return records_from_events(self.game_start, self.game_events)[-1].to_json()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "position": self.position.to_json(),
+            "scores": list(self.position.scores),
+            "to_move": self.position.to_move,
+            "rules": self.position.rules,
+            "moves": self.moves,
+            "last_move_at": self.last_move_at,
+            "alerts": list(self.alerts),
+            "game_over": self.game_over,
+        }

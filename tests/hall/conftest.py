@@ -1,0 +1,196 @@
+"""The hall's tests run a real Mosquitto (Debian's, installed by scripts/setup.sh) of their
+own: a config file written by the test, loopback, a free port; never the system service.
+Boards are real ``serve --publish`` processes on ``sim://``; the hall is the real
+``hall`` command."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from companion.hall.demo import board_command
+from companion.hall.mosquitto import LocalBroker, find_mosquitto, free_port
+from core.referee.session import line_kind
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    if find_mosquitto() is None:
+        pytest.fail("mosquitto is missing: run scripts/setup.sh (it installs Debian's mosquitto)")
+    b = LocalBroker(tmp_path / "broker")
+    b.start()
+    yield b
+    b.stop()
+
+
+class Hall:
+    """Boards and a hall, started and stopped as people do it."""
+
+    def __init__(
+        self, folder: Path, broker: LocalBroker, sim: str = "sim://?speed=6&mistakes=0.15"
+    ):
+        self.folder = folder
+        self.broker = broker
+        self.url = broker.url("test")
+        self.sim = sim
+        self.boards: dict[int, subprocess.Popen[bytes]] = {}
+        self.board_ports: dict[int, int] = {}
+        self.hall: subprocess.Popen[bytes] | None = None
+        self.hall_port = free_port()
+        self.hall_config: Path | None = None
+
+    def start_board(self, number: int, *extra: str, broker_url: str | None = None) -> None:
+        port = free_port()
+        sim = f"{self.sim}&seed={number}"
+        url = broker_url or self.url
+        cmd = board_command(url, number, port, self.folder, sim) + list(extra)
+        if extra:  # the venue file names the broker and the board's number
+            at = cmd.index("--publish")
+            del cmd[at : at + 4]
+        log = (self.folder / f"board{number}.out").open("ab")
+        self.boards[number] = subprocess.Popen(cmd, env=env(), stdout=log, stderr=log, cwd=ROOT)
+        self.board_ports[number] = port
+
+    def stop_board(self, number: int) -> None:
+        proc = self.boards[number]
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+    def start_hall(self) -> None:
+        log = (self.folder / "hall.out").open("ab")
+        cmd = [
+            sys.executable, "-m", "companion.commands.hall", "hall", "--broker", self.url,
+            "--port", str(self.hall_port), "--data-dir", str(self.folder / "hall"),
+        ]  # fmt: skip
+        if self.hall_config is not None:
+            cmd += ["--config", str(self.hall_config)]
+        self.hall = subprocess.Popen(cmd, env=env(), stdout=log, stderr=log, cwd=ROOT)
+        wait_for(lambda: self.api() is not None, 60, "the hall page")
+
+    def stop_hall(self) -> None:
+        if self.hall is not None and self.hall.poll() is None:
+            self.hall.send_signal(signal.SIGINT)
+            self.hall.wait(timeout=30)
+
+    @property
+    def page(self) -> str:
+        return f"http://127.0.0.1:{self.hall_port}/"
+
+    def api(self) -> dict[str, Any] | None:
+        try:
+            data: dict[str, Any] = httpx.get(self.page + "api/hall", timeout=2).json()
+            return data
+        except (httpx.HTTPError, ValueError):
+            return None
+
+    def board(self, number: int) -> dict[str, Any] | None:
+        data = self.api() or {"boards": []}
+        return next((b for b in data["boards"] if b["board"] == str(number)), None)
+
+    def log_events(self, number: int) -> list[dict[str, Any]]:
+        """Every event of board ``number``'s session log, in order."""
+        (path,) = (self.folder / f"board{number}" / "sessions").glob("*.jsonl")
+        lines = [json.loads(raw) for raw in path.read_text().splitlines()]
+        return [line for line in lines[1:] if line_kind(line) == "event"]
+
+    def gathered(self, number: int) -> list[tuple[int, dict[str, Any]]]:
+        """What the hall took of board ``number`` (its archive): (seq, event) in order."""
+        (path,) = (self.folder / "hall" / f"board-{number}").glob("*.jsonl")
+        lines = [json.loads(raw) for raw in path.read_text().splitlines()]
+        return [(line["seq"], line["event"]) for line in lines]
+
+    def close(self) -> None:
+        for proc in [*self.boards.values(), self.hall]:
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+@pytest.fixture
+def hall(tmp_path: Path, broker: LocalBroker) -> Iterator[Hall]:
+    h = Hall(tmp_path, broker)
+    yield h
+    h.close()
+
+
+class Cable:
+    """A TCP link between a board and the broker that the test can cut and mend: the
+    board's network, while its service plays on."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target = target_port
+        self.port = free_port()
+        self.connected = threading.Event()
+        self.connected.set()
+        self._open: list[socket.socket] = []
+        self._server = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return
+            if not self.connected.is_set():
+                client.close()
+                continue
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self._open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        self.connected.clear()
+        for s in self._open:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+        self._open.clear()
+
+    def mend(self) -> None:
+        self.connected.set()
+
+    def close(self) -> None:
+        self.cut()
+        self._server.close()

@@ -1,0 +1,79 @@
+"""The hall page in Chromium (Debian's, headless): every board, following their moves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.dashboard.conftest import CHROMIUM, LAUNCH_ARGS, SCREENSHOTS
+from tests.hall.conftest import Hall, wait_for
+
+BOARDS = (1, 2, 3)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+def _card_moves(page: Any, board: int) -> int:
+    meta = page.locator(f'.card[data-board="{board}"] .meta').first.text_content()
+    return int(meta.split(" moves")[0])
+
+
+def test_hall_page_shows_every_board_and_follows_their_moves(hall: Hall, browser: Any) -> None:
+    hall.start_hall()
+    for n in BOARDS:
+        hall.start_board(n)
+    page = browser.new_page(viewport={"width": 1300, "height": 800})
+    page.goto(hall.page)
+    page.wait_for_selector(".card >> nth=2", timeout=60_000)
+    assert page.locator(".card").count() == len(BOARDS)
+    first = {n: _card_moves(page, n) for n in BOARDS}
+    wait_for(
+        lambda: all(_card_moves(page, n) >= first[n] + 2 for n in BOARDS),
+        90,
+        "two more moves on every card",
+    )
+    # each card opens its board's own service, whose page answers
+    for n in BOARDS:
+        href = page.locator(f'.card[data-board="{n}"]').get_attribute("href")
+        assert href == f"http://127.0.0.1:{hall.board_ports[n]}/board/1"
+        assert httpx.get(href, timeout=5).status_code == 200
+    # the arbiter's list says what the boards' summaries hold, newest first
+    data = hall.api()
+    assert data is not None
+    shown = page.locator("#alerts li").count()
+    assert page.locator("#no-alerts").is_hidden() == (shown > 0)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "hall-desktop.png"), full_page=True)
+
+    # a board's service stops: its card says since when it is stale
+    hall.stop_board(2)
+    page.wait_for_selector('.card.stale[data-board="2"]', timeout=30_000)
+    assert "stale since" in page.locator('.card[data-board="2"]').text_content()
+    assert page.locator(".card.stale").count() == 1
+
+    phone = browser.new_page(viewport={"width": 390, "height": 800})
+    phone.goto(hall.page)
+    phone.wait_for_selector("#table tbody tr >> nth=2", timeout=30_000)
+    assert phone.locator("#grid").is_hidden() and phone.locator("#table").is_visible()
+    phone.screenshot(path=str(SCREENSHOTS / "hall-phone.png"), full_page=True)
+    # read-only: nothing but GET answers
+    assert httpx.post(hall.page + "api/hall", timeout=5).status_code == 405
+
+
+def test_page_files_exist() -> None:
+    root = Path(__file__).resolve().parents[2] / "dashboard" / "static"
+    assert all((root / name).is_file() for name in ("hall.html", "hall.js", "hall.css"))
