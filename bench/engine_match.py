@@ -18,7 +18,9 @@ set's cycle rule, no move), without asking the engines.
 With the endgame databases in the cache, every covered position of a game
 is rated by them, and a game the first engine ends below a rating it had
 (a position rated won, then drawn or lost) is marked, apart when the
-position was reached by a capture (no history: the rating is exact).
+position was reached by a capture (no history) with 11 seeds or more on the
+board (no value there rests on the databases' cycle convention): then the
+rating is exact and the game was really thrown away.
 
 Figures: points of the first engine, seeds, the Elo difference with a 95 %
 margin from the spread of the game results, and for each side the mean and
@@ -77,7 +79,8 @@ class GameResult:
     promise: float | None = None
     """Best result for the first engine the endgame databases rated a position of the game."""
     exact_promise: float | None = None
-    """The same over positions reached by a capture (no history: the rating is exact)."""
+    """The same over positions reached by a capture with at least
+    :data:`CYCLE_FREE_FROM` seeds on the board (the rating is exact)."""
 
     @property
     def broken(self) -> bool:
@@ -94,6 +97,18 @@ class GameResult:
 
 
 Database = tuple[npt.NDArray[np.uint8], int]
+
+#: From this many seeds on the board no database value rests on the cycle
+#: convention (every lower and upper bound meet: checked for 11 and 12 seeds,
+#: core.engine.retrograde says none from 11 up); below, some do (46,870 of
+#: 352,716 positions at 10 seeds), and there a rating may not be reachable.
+CYCLE_FREE_FROM = 11
+
+
+def rating_is_exact(p: Position) -> bool:
+    """Whether the databases' value of ``p`` is its game value: no history (reached by
+    a capture) and no value of its layer resting on the cycle convention."""
+    return p.prev is None and sum(p.pits) >= CYCLE_FREE_FROM
 
 
 def rating(p: Position, first_side: int, database: Database | None) -> float | None:
@@ -156,7 +171,7 @@ def play_game(
         rated = rating(p, first_side, database)
         if rated is not None:
             result.promise = max(rated, result.promise or 0.0)
-            if p.prev is None:  # reached by a capture: no history, an exact rating
+            if rating_is_exact(p):
                 result.exact_promise = max(rated, result.exact_promise or 0.0)
         k = 0 if p.to_move == first_side else 1
         try:
@@ -239,7 +254,7 @@ def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     if g.broken:
         rated = {1.0: "won", 0.5: "drawn"}[g.promise or 0.0]
         word += f" (from a position the databases rate {rated}"
-        word += ", reached by a capture)" if g.exact_broken else ")"
+        word += ", exactly)" if g.exact_broken else ")"
     return (
         f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "
         f"{names[0]}: {side_figures(g.reports[0], movetime)} | "
@@ -416,8 +431,8 @@ def print_totals(
         write(
             f"  {names[0]} ended below the databases' rating of a position in "
             f"{sum(g.broken for g in rated)} of {len(rated)} games reaching them "
-            f"({sum(g.exact_broken for g in rated)} below a position reached by a capture, "
-            "whose rating is exact)\n"
+            f"({sum(g.exact_broken for g in rated)} below a position reached by a capture "
+            f"with {CYCLE_FREE_FROM}+ seeds, whose rating is exact)\n"
         )
     for k in (0, 1):
         reports = [r for g in results for r in g.reports[k]]

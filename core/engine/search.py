@@ -38,8 +38,9 @@ Techniques, and why:
   there, each side taking the seeds on its side. A score that rests on such
   an end holds for that history only, so the table keeps just its move.
 * **Endgame databases where exact**: a database value assumes no history
-  (no earlier position to repeat), so it is taken as exact only for a
-  position reached by a capture; reached otherwise, the search goes on
+  (no earlier position to repeat), and below 11 seeds some values are a
+  convention about cycles; so a value is taken as exact only for a position
+  reached by a capture with 11 seeds or more; otherwise the search goes on
   through it and uses the value as a (very good) guess at the horizon.
 """
 
@@ -79,6 +80,11 @@ NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED, REPS, FLAGS = 0, 1, 2, 3, 4, 5, 6, 
 
 #: ``stats[FLAGS]`` bits: search techniques that can be switched off to measure them.
 LMR = 1
+
+#: From this many seeds on the board every database value is forced (its lower
+#: and upper bounds meet, see core.engine.retrograde); below, some values are the
+#: databases' convention for cycles, which the real game need not follow.
+DB_EXACT_FROM = 11
 
 #: Half-width of the root's aspiration window (centi-seeds).
 ASPIRATION = 60
@@ -207,12 +213,14 @@ def negamax(
     end = game_end(board, mode)
     if end != NOT_OVER:
         return final_score(mine + end, theirs + seeds - end)
-    if seeds <= db_max and (idx == floor or depth <= 0 or needed <= 0):
+    exact_here = needed <= 0 or (idx == floor and seeds >= DB_EXACT_FROM)
+    if seeds <= db_max and (exact_here or depth <= 0):
         v = int(values[offsets[seeds] + rank(board, table)])
         stats[DB_HITS] += 1
-        if idx != floor and needed > 0:
-            # reached without a capture: the value ignores the history since the
-            # last one (a repetition could end the game sooner), so it is a guess
+        if not exact_here:
+            # reached without a capture, the value ignores the history since the
+            # last one (a repetition could end the game sooner); below
+            # DB_EXACT_FROM seeds it may be the cycle convention: a guess
             stats[EVALS] += 1
         return final_score(mine + v, theirs + seeds - v)
     if depth <= 0 or ply >= MAX_PLY - 1:

@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from bench.engine_match import GameResult, elo, opening_for, rating, run_match
+from bench.engine_match import (
+    GameResult,
+    elo,
+    opening_for,
+    rating,
+    rating_is_exact,
+    run_match,
+)
 from companion import endgame_store
 from core import Position
 
@@ -99,3 +106,15 @@ def test_database_ratings_and_games_lost_below_them(tmp_path: Path) -> None:
     assert g.broken and not g.exact_broken
     g = GameResult(0, 1, 0, [], points=0.5, promise=0.5, exact_promise=0.5)
     assert not g.broken
+
+
+def test_a_rating_is_exact_only_without_history_and_cycle_convention(tmp_path: Path) -> None:
+    values = endgame_store.build(7, root=tmp_path, show_progress=False)
+    # from a game of the sanity match: North to move with all 7 seeds, just after a
+    # capture. The databases say North takes all 7 (25-23) by their cycle convention
+    # (North can force only 3: lower bound 3, upper 7); the game ended 26-22 for South
+    p = Position.from_text("0-0-0-0-0-0-2-1-0-0-1-3-23-18-N")
+    assert rating(p, 1, (values, 7)) == 1.0
+    assert not rating_is_exact(p)
+    assert rating_is_exact(Position.from_text("0-0-0-0-0-3-2-1-2-0-1-3-18-18-N"))  # 12 seeds
+    assert not rating_is_exact(Position.initial().play(0))  # a quiet move: history

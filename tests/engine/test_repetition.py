@@ -87,3 +87,17 @@ def test_declared_cycles_never_end_the_game_in_the_search() -> None:
     assert not p.play(1).is_over
     a = analyze(p, seconds=0.5)
     assert a.moves[0].result != "win" or a.moves[0].margin != 2
+
+
+def test_a_database_value_resting_on_the_cycle_convention_is_not_taken_as_exact(
+    tmp_path: Path,
+) -> None:
+    database = endgame_store.build(7, root=tmp_path, show_progress=False)
+    # North to move with all 7 seeds, just after a capture: the databases say North
+    # takes all 7 (25-23) by their cycle convention, but North can force only 3 of
+    # them (lower bound 3, upper 7); in a real game North lost this 22-26
+    p = Position.from_text("0-0-0-0-0-0-2-1-0-0-1-3-23-18-N")
+    board = to_relative(p.pits, p.to_move)
+    assert retrograde.lookup(database, board) == 7
+    a = analyze(p, seconds=1.0, database=database, db_max=7)
+    assert not (a.solved and a.moves[0].result == "win")
