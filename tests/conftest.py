@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the whole run: Playwright's sync API runs an event loop of
+    its own, and a second one started while the first is open fails."""
+    from tests.dashboard.conftest import CHROMIUM, LAUNCH_ARGS
+
+    if not CHROMIUM.exists():
+        # Fail, not skip: the browser tests are part of the suite and setup installs it.
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield b
+        b.close()
 
 
 @pytest.fixture(autouse=True)

@@ -152,19 +152,6 @@ def fair_play_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
         yield LiveServer(url, [])
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        # Fail, not skip: the browser tests are part of the suite and setup installs it.
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page_errors() -> list[str]:
     return []

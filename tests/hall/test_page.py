@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from tests.dashboard.conftest import CHROMIUM, LAUNCH_ARGS, SCREENSHOTS
+from tests.dashboard.conftest import SCREENSHOTS
 from tests.hall.conftest import Hall, wait_for
 
 BOARDS = (1, 2, 3)
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/setup.sh (it installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield b
-        b.close()
 
 
 def _card_moves(page: Any, board: int) -> int:

@@ -6,6 +6,7 @@ server's output) and that the session log holds exactly what was broadcast.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -173,10 +174,12 @@ def _disk_full_run(
         if browser_page is not None:
             browser_page.wait_for_selector(".alert-storage", state="detached", timeout=10_000)
         _wait(lambda: len(page.events()) >= shown + 5, 20)
-        assert [m["state"] for m in page.messages if m.get("type") == "storage"] == [
-            "failing",
-            "ok",
-        ]
+        states = [m["state"] for m in page.messages if m.get("type") == "storage"]
+        if every_write_fails:
+            assert states == ["failing", "ok"]
+        else:  # a really full file system may still take a short line now and then
+            assert states[0] == "failing" and states[-1] == "ok", states
+            assert all(a != b for a, b in itertools.pairwise(states)), states
         assert server.get("/health").json()["boards"]["1"]["dropped_observations"] > 0
     finally:
         server.stop()
@@ -198,7 +201,9 @@ def _disk_full_run(
     assert "Traceback" not in out
 
 
-def test_a_full_disk_is_reported_and_the_game_resumes_when_room_returns(tmp_path: Path) -> None:
+def test_a_full_disk_is_reported_and_the_game_resumes_when_room_returns(
+    tmp_path: Path, browser: Any
+) -> None:
     """The write failure injected at the file layer (:mod:`tests.service.faulty_disk`); the
     referee's page in a real Chromium shows it, then not once there is room."""
     data = tmp_path / "data"
@@ -207,14 +212,11 @@ def test_a_full_disk_is_reported_and_the_game_resumes_when_room_returns(tmp_path
     cmd = [sys.executable, "-m", "tests.service.faulty_disk", str(flag), "serve"]
     cmd += ["--port", str(port), "--data-dir", str(data), "--source", SIM, "--no-engine"]
     server = launch(cmd, port, data)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        try:
-            _disk_full_run(server, flag.touch, flag.unlink, data, browser.new_page())
-        finally:
-            browser.close()
+    page = browser.new_page()
+    try:
+        _disk_full_run(server, flag.touch, flag.unlink, data, page)
+    finally:
+        page.close()
 
 
 def _mount_tmpfs(where: Path, size: str) -> bool:
