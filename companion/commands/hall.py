@@ -91,21 +91,9 @@ def run_hall(
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m companion.commands.hall hall …`` (the same as the CLI's)."""
-    import sys
+    from companion.commands.module_main import module_main
 
-    parser = argparse.ArgumentParser(prog="oware-companion")
-    parser.add_argument("--log-level", default="INFO")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    try:
-        return int(args.func(args))
-    except (ValueError, OSError) as exc:
-        print(f"oware-companion: error: {exc}", file=sys.stderr)
-        return 1
+    return module_main(register, argv)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import logging
 import secrets
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -318,19 +317,9 @@ def demo_command(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m companion.commands.serve serve|demo …`` (the same as the CLI's)."""
-    parser = argparse.ArgumentParser(prog="oware-companion")
-    parser.add_argument("--log-level", default="INFO")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    try:
-        return int(args.func(args))
-    except (ValueError, OSError) as exc:
-        print(f"oware-companion: error: {exc}", file=sys.stderr)
-        return 1
+    from companion.commands.module_main import module_main
+
+    return module_main(register, argv)
 
 
 if __name__ == "__main__":
