@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from dashboard.contracts import CornersRefused, NoFrameYet
+
+if TYPE_CHECKING:  # the vision extra is imported only where a camera is
+    import numpy as np
+
+    from vision.calibration import Calibration
+    from vision.source import CameraSource
 
 
 @runtime_checkable
@@ -21,11 +27,13 @@ class CornerCamera(Protocol):
     """A source whose board the referee may place by hand (the camera sources)."""
 
     url: str
-    calibration: Any
+    calibration: Calibration | None
     calibration_path: Path | None
 
-    def snapshot(self) -> Any: ...
-    def set_corners(self, corners: Sequence[Sequence[float]]) -> tuple[Any, Path | None]: ...
+    def snapshot(self) -> np.ndarray | None: ...
+    def set_corners(
+        self, corners: Sequence[Sequence[float]]
+    ) -> tuple[Calibration, Path | None]: ...
 
 
 class CameraControls:
@@ -75,3 +83,9 @@ class CameraControls:
 def camera_controls(source: object) -> CameraControls | None:
     """The controls of ``source`` when it is a camera, else None."""
     return CameraControls(source) if isinstance(source, CornerCamera) else None
+
+
+if TYPE_CHECKING:
+
+    def _a_camera_source_is_a_corner_camera(source: CameraSource) -> CornerCamera:
+        return source  # mypy checks the real source against the Protocol
