@@ -1,18 +1,13 @@
 """The FastAPI application: :func:`create_app` wires the routers around a live service.
 
->>> from companion.service.config import ServiceConfig
->>> from companion.service.service import Service
->>> app = create_app(Service(["sim://"], ServiceConfig()))
->>> paths = sorted(p for p in app.openapi()["paths"] if p.startswith("/api/board/"))
->>> paths[0], [p.rsplit("/", 1)[1] for p in paths[-3:]]
-('/api/board/{b}/camera', ['command', 'events', 'state'])
-
-The service starts with the app (lifespan) and stops with it, so uvicorn's
-handling of SIGINT/SIGTERM closes the sources and the logs cleanly. Request
-bodies above ``max_body_bytes`` are refused with 413 before they are read, and
-:class:`dashboard.guard.Guard` checks every request's ``Host`` and ``Origin``
-and gives the pages their security headers (``docs/SECURITY.md``); a token in a
-logged address is written ``token=…`` (:class:`RedactTokens`).
+The service is anything that has what :class:`dashboard.contracts.LiveService` names
+(``oware-companion serve`` gives it ``companion.service.service.Service``; its
+docstring shows the routes an app serves). The service starts with the app (lifespan)
+and stops with it, so uvicorn's handling of SIGINT/SIGTERM closes the sources and the
+logs cleanly. Request bodies above ``max_body_bytes`` are refused with 413 before they
+are read, and :class:`dashboard.guard.Guard` checks every request's ``Host`` and
+``Origin`` and gives the pages their security headers (``docs/SECURITY.md``); a token
+in a logged address is written ``token=…`` (:class:`RedactTokens`).
 The pages (``dashboard/static/``): the home page at ``/``, listing every board
 and view, and a board's page at ``/board/{b}`` (:mod:`.routers.pages`); their
 files under ``/static``; without them a small placeholder says where the API is.
@@ -31,9 +26,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion import __version__
-from companion.service.service import Service
-
+from .contracts import LiveService
 from .guard import Guard, ServedHosts
 from .routers import camera, games, health, pages, state, ws
 
@@ -127,8 +120,11 @@ def redact_tokens_in_logs() -> None:
             logger.addFilter(RedactTokens())
 
 
-def create_app(service: Service, static_dir: Path | None = None) -> FastAPI:
-    """The web app serving ``service`` (started and stopped with the app)."""
+def create_app(
+    service: LiveService, static_dir: Path | None = None, *, version: str = "unknown"
+) -> FastAPI:
+    """The web app serving ``service`` (started and stopped with the app); ``version``
+    is the application's, shown in the API's description (``/docs``)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -140,7 +136,7 @@ def create_app(service: Service, static_dir: Path | None = None) -> FastAPI:
 
     app = FastAPI(
         title="oware-companion",
-        version=__version__,
+        version=version,
         description="Live referee for a physical Oware board: game state, commands, "
         "history and exports; WebSocket /ws/board/{b} for live events "
         "(see docs/SERVICE_API.md).",

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from companion import __version__
 from companion.commands.rules import rules_spec
 from companion.hall.broker import parse_broker_url
 from companion.service.config import ServiceConfig, check_token, load_config
@@ -237,7 +238,7 @@ def run(
             "; ".join(conflicts) + ": start with --fresh to begin new games (the old "
             "session stays in the history), or give the same --source and --rules to resume it"
         )
-    app = create_app(service)
+    app = create_app(service, version=__version__)
     shown = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
     base = f"http://{shown}:{config.port}"
     boards = [

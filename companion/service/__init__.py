@@ -9,8 +9,9 @@ modules each hold one part:
 * :mod:`.sources` – source URLs, and the ``replay://`` source;
 * :mod:`.recorder` – the JSONL session log, flushed and fsync-ed;
 * :mod:`.index` – the SQLite catalogue of games, players, results, logs;
-* :mod:`.hub` – fan-out of messages to every connected page;
-* :mod:`.commands` – checking people's commands before the referee sees them.
+* :mod:`.camera` – a camera board's controls for the pages (corners placed by hand).
 
-The web API around it is :mod:`dashboard.app`.
+The web API around it is :mod:`dashboard.app`; what it needs of the service is written
+as Protocols in :mod:`dashboard.contracts` (the service implements them; the fan-out of
+messages to every connected page is :mod:`dashboard.hub`).
 """

@@ -53,11 +53,12 @@ from core.referee.session import (
     referee_from_header,
     session_header,
 )
+from dashboard.contracts import CommandNotLogged
+from dashboard.hub import Hub, Subscriber
 
+from .camera import CameraControls, camera_controls
 from .checkpoint import CHECKPOINT_BUSY, Checkpointer
 from .checkpoint import load as load_checkpoint
-from .commands import CommandNotLogged
-from .hub import Hub, Subscriber
 from .index import GameIndex, IndexWriter, Ref
 from .recorder import DamagedLine, LogWriteError, SessionLog, read_log
 
@@ -751,6 +752,11 @@ class BoardRuntime:
             "reading": self.reading,
             "storage": self.storage_message(),
         }
+
+    def camera(self) -> CameraControls | None:
+        """The camera's controls for the referee's page (corners by hand), or None when no
+        camera watches this board."""
+        return camera_controls(self.source)
 
     def health(self) -> dict[str, Any]:
         try:

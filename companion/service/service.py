@@ -1,9 +1,17 @@
 """The live service: every board of one process, the games index, start and stop.
 
 :class:`Service` is what ``oware-companion serve`` builds and what the
-FastAPI app (``dashboard.app.create_app``) serves. It is created outside the
+FastAPI app (``dashboard.app.create_app``) serves: it has what the app asks of a
+service (:class:`dashboard.contracts.LiveService`). It is created outside the
 event loop; :meth:`Service.start` (called from the app's lifespan) opens the
 sources and resumes unfinished sessions, :meth:`Service.stop` closes them.
+
+>>> from dashboard.app import create_app
+>>> from companion.service.config import ServiceConfig
+>>> app = create_app(Service(["sim://"], ServiceConfig()))
+>>> paths = sorted(p for p in app.openapi()["paths"] if p.startswith("/api/board/"))
+>>> paths[0], [p.rsplit("/", 1)[1] for p in paths[-3:]]
+('/api/board/{b}/camera', ['command', 'events', 'state'])
 
 Data directory layout::
 

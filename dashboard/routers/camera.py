@@ -21,37 +21,24 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 
-from companion.service.board import BoardRuntime
 from core.referee.command_check import CommandInvalid, parse_json
+from dashboard.contracts import CameraControl, CornersRefused, LiveBoard, NoFrameYet
 
 from .deps import BoardDep, require_json, require_token
 
 router = APIRouter(prefix="/api", tags=["camera"], dependencies=[Depends(require_token)])
 
 
-def _camera(board: BoardRuntime) -> Any:
-    source = board.source
-    if not hasattr(source, "set_corners"):
+def _camera(board: LiveBoard) -> CameraControl:
+    camera = board.camera()
+    if camera is None:
         raise HTTPException(404, f"board {board.board} is not watched by a camera")
-    return source
-
-
-def _describe(source: Any) -> dict[str, Any]:
-    cal = source.calibration
-    frame = source.snapshot()
-    return {
-        "url": source.url,
-        "frame_size": None if frame is None else [int(frame.shape[1]), int(frame.shape[0])],
-        "corners": None if cal is None else [list(c) for c in cal.corners],
-        "image_size": None if cal is None else list(cal.image_size),
-        "method": None if cal is None else cal.method,
-        "file": None if source.calibration_path is None else str(source.calibration_path),
-    }
+    return camera
 
 
 @router.get("/board/{b}/camera", summary="the calibration the board's camera uses")
 def camera(board: BoardDep) -> dict[str, Any]:
-    return _describe(_camera(board))
+    return _camera(board).describe()
 
 
 @router.get(
@@ -61,15 +48,13 @@ def camera(board: BoardDep) -> dict[str, Any]:
     responses={200: {"content": {"image/jpeg": {}}}, 404: {"description": "no frame yet"}},
 )
 def frame(board: BoardDep) -> Response:
-    import cv2  # the vision extra: only boards with a camera get here
-
-    image = _camera(board).snapshot()
-    if image is None:
+    try:
+        data = _camera(board).frame_jpeg()
+    except ValueError as exc:
+        raise HTTPException(500, str(exc)) from None
+    if data is None:
         raise HTTPException(404, "no frame from the camera yet")
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
-    if not ok:
-        raise HTTPException(500, "the frame could not be encoded")
-    return Response(data.tobytes(), media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
 @router.post(
@@ -83,9 +68,7 @@ def frame(board: BoardDep) -> Response:
     },
 )
 async def corners(board: BoardDep, request: Request) -> dict[str, Any]:
-    from vision.calibration import CalibrationError
-
-    source = _camera(board)
+    camera = _camera(board)
     try:
         body = parse_json(await request.body())
         points = [(float(x), float(y)) for x, y in body["corners"]]
@@ -94,13 +77,10 @@ async def corners(board: BoardDep, request: Request) -> dict[str, Any]:
             400, 'the body must be {"corners": [[x, y], [x, y], [x, y], [x, y]]} (NW NE SE SW)'
         ) from None
     try:
-        _, previous = source.set_corners(points)
-    except CalibrationError as exc:
+        return camera.set_corners(points)
+    except CornersRefused as exc:
         raise HTTPException(422, str(exc)) from None
-    except ValueError as exc:
+    except NoFrameYet as exc:
         raise HTTPException(409, str(exc)) from None
     except OSError as exc:  # the live reading follows the corners; the file could not be written
         raise HTTPException(500, f"the calibration file could not be written: {exc}") from None
-    out = _describe(source)
-    out["previous"] = None if previous is None else str(previous)
-    return out

@@ -6,22 +6,21 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Path, Query, Request
 
-from companion.service.board import BoardRuntime
-from companion.service.service import Service
+from dashboard.contracts import LiveBoard, LiveService
 
 
-def get_service(request: Request) -> Service:
-    service: Service = request.app.state.service
+def get_service(request: Request) -> LiveService:
+    service: LiveService = request.app.state.service
     return service
 
 
-ServiceDep = Annotated[Service, Depends(get_service)]
+ServiceDep = Annotated[LiveService, Depends(get_service)]
 
 #: Board numbers are short digit strings; anything else never reaches a lookup.
 BoardId = Annotated[str, Path(pattern=r"^[0-9]{1,3}$", description="board number: 1, 2, …")]
 
 
-def get_board(b: BoardId, service: ServiceDep) -> BoardRuntime:
+def get_board(b: BoardId, service: ServiceDep) -> LiveBoard:
     runtime = service.boards.get(b)
     if runtime is None:
         known = ", ".join(service.boards) or "none"
@@ -29,7 +28,7 @@ def get_board(b: BoardId, service: ServiceDep) -> BoardRuntime:
     return runtime
 
 
-BoardDep = Annotated[BoardRuntime, Depends(get_board)]
+BoardDep = Annotated[LiveBoard, Depends(get_board)]
 
 
 def bearer_token(request: Request, token: str | None = None) -> str | None:

@@ -21,8 +21,8 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, Response
 
-from companion.service.index import GameIndex
 from core.records import GameRecord
+from dashboard.contracts import GameArchive
 
 from .deps import ServiceDep
 
@@ -31,7 +31,7 @@ router = APIRouter(prefix="/api/games", tags=["history"])
 GameId = Annotated[int, PathParam(ge=1, le=2**62, description="game id from /api/games")]
 
 
-def _index(service: ServiceDep) -> GameIndex:
+def _index(service: ServiceDep) -> GameArchive:
     if service.index is None:
         raise HTTPException(503, "the service is still starting")
     return service.index

@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 
-from companion.service.commands import CommandNotLogged
 from core.referee import CommandError
 from core.referee.command_check import CommandInvalid, parse_json
+from dashboard.contracts import CommandNotLogged
 
 from .deps import BoardDep, ServiceDep, require_json, require_token
 

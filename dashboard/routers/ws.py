@@ -36,13 +36,11 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from companion.service.board import BoardRuntime
-from companion.service.commands import CommandNotLogged
-from companion.service.hub import ROLES, Hub, Subscriber
-from companion.service.service import Service
 from core.referee import CommandError
 from core.referee.command_check import CommandInvalid, parse_json
+from dashboard.contracts import CommandNotLogged, LiveBoard, LiveService
 from dashboard.guard import origin_allowed
+from dashboard.hub import ROLES, Hub, Subscriber
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -91,7 +89,7 @@ class _Access:
 async def board_socket(
     ws: WebSocket, b: str, role: str = "spectator", token: str | None = None
 ) -> None:
-    service: Service = ws.app.state.service
+    service: LiveService = ws.app.state.service
     runtime = service.boards.get(b)
     if runtime is None:
         await ws.close(POLICY, f"no board {b}")
@@ -157,7 +155,7 @@ async def _send(ws: WebSocket, sub: Subscriber) -> None:
 
 
 async def _receive(
-    ws: WebSocket, sub: Subscriber, runtime: BoardRuntime, service: Service, access: _Access
+    ws: WebSocket, sub: Subscriber, runtime: LiveBoard, service: LiveService, access: _Access
 ) -> tuple[int, str]:
     """Answer the page's messages until it sends one that is not a JSON text: then the
     close code and reason (the caller closes)."""
@@ -186,7 +184,7 @@ async def _receive(
 
 
 def _authenticate(
-    token: Any, sub: Subscriber, runtime: BoardRuntime, service: Service, access: _Access
+    token: Any, sub: Subscriber, runtime: LiveBoard, service: LiveService, access: _Access
 ) -> list[dict[str, Any]]:
     """The page's token: a referee's page that gives the right one may command from now on
     and gets the referee's state (with the suggestion under fair play)."""
@@ -204,7 +202,7 @@ def _authenticate(
     ]
 
 
-def _command_result(raw: Any, runtime: BoardRuntime, access: _Access) -> dict[str, Any]:
+def _command_result(raw: Any, runtime: LiveBoard, access: _Access) -> dict[str, Any]:
     def answer(ok: bool, detail: str, **extra: Any) -> dict[str, Any]:
         return {"type": "command_result", "ok": ok, "detail": detail, **extra}
 

@@ -7,7 +7,9 @@ client too slow to keep up (its queue full) is dropped rather than letting
 the server's memory grow without bound; the page reconnects and gets the
 whole state again.
 
-Everything here runs on the event-loop thread.
+Each board of the service publishes to its own hub; the WebSocket router
+(:mod:`dashboard.routers.ws`) subscribes the pages. Everything here runs on the
+event-loop thread.
 """
 
 from __future__ import annotations
