@@ -37,7 +37,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ from core.referee.session import (
     referee_from_header,
     session_header,
 )
+from core.source import Source
 
 from .checkpoint import CHECKPOINT_BUSY, Checkpointer
 from .checkpoint import load as load_checkpoint
@@ -93,7 +94,7 @@ class BoardRuntime:
         self,
         board: str,
         url: str,
-        source: Any,
+        source: Source,
         *,
         index: GameIndex,
         writer: IndexWriter,
@@ -753,6 +754,7 @@ class BoardRuntime:
         }
 
     def health(self) -> dict[str, Any]:
+        link: Mapping[str, Any]
         try:
             link = self.source.health()
         except Exception as exc:  # health must answer even when the source is broken
