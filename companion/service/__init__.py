@@ -6,11 +6,11 @@ board's run-time: source thread → referee → session log → pages). The othe
 modules each hold one part:
 
 * :mod:`.config` – venue settings from a TOML file;
-* :mod:`.sources` – source URLs, and the ``replay://`` source;
 * :mod:`.recorder` – the JSONL session log, flushed and fsync-ed;
 * :mod:`.index` – the SQLite catalogue of games, players, results, logs;
 * :mod:`.hub` – fan-out of messages to every connected page;
 * :mod:`.commands` – checking people's commands before the referee sees them.
 
-The web API around it is :mod:`dashboard.app`.
+Sources are opened from their URLs by :mod:`companion.sources` (the table of
+schemes). The web API around it is :mod:`dashboard.app`.
 """
