@@ -13,8 +13,9 @@ The pieces, in the order the bytes flow through them:
   stream into the few Observations the referee needs.
 * :mod:`firmware_bridge.virtual_board` — a pure-Python device that plays a game
   seed by seed and speaks the same protocol on a pseudo-terminal (``sim://``).
-* :mod:`firmware_bridge.source` — the Source classes the live service uses for
-  ``sim://`` and ``serial://`` URLs (``open_source(url)``).
+* :mod:`firmware_bridge.source` — the sources (:class:`core.source.Source`) the
+  live service reads for ``sim://`` and ``serial://`` URLs (opened by
+  ``companion.sources.open_source(url)``).
 * :mod:`firmware_bridge.calibration_wizard` — the terminal calibration
   (``oware-companion calibrate --source serial://auto``).
 * :mod:`firmware_bridge.simavr_harness` — builds the real firmware and runs it

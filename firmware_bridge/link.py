@@ -27,7 +27,7 @@ import select
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypedDict
 
 import serial
 
@@ -50,6 +50,20 @@ LinkItem = Message | dict[str, Any]
 
 class LinkError(RuntimeError):
     """A command could not be delivered or was not acknowledged."""
+
+
+class LinkHealth(TypedDict):
+    """The link's part of a sensor source's ``health()``."""
+
+    state: str
+    detail: str
+    port: str | None
+    connects: int
+    last_frame_age_s: float | None
+    firmware: str | None
+    rate_hz: int | None
+    decoder: dict[str, int]
+    sequence: dict[str, int]
 
 
 class SerialLink:
@@ -220,7 +234,7 @@ class SerialLink:
                 self._ack_cond.wait(left)
             return self._acks.pop(seq)
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> LinkHealth:
         age = None if self.last_frame_at is None else time.monotonic() - self.last_frame_at
         h = self.hello
         return {

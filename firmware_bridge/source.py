@@ -1,9 +1,11 @@
 """Sources for the live service: ``serial://…`` (a real board) and ``sim://…`` (the virtual one).
 
-Both follow the Source interface every input of the companion shares:
-``open()``, ``close()`` (thread-safe), blocking iteration in a worker thread
-yielding :class:`core.observation.Observation` objects or status dicts
-(``{"type": "link", "state": …}``), and ``health()``.
+Both are a :class:`core.source.Source`: ``open()``, ``close()`` (thread-safe),
+blocking iteration in a worker thread yielding
+:class:`core.observation.Observation` objects or status dicts
+(``{"type": "link", "state": …}``), and ``health()``. They are opened from
+their URLs by the table of schemes (:mod:`companion.sources`: its ``sim`` and
+``serial`` modules).
 
 URLs::
 
@@ -36,14 +38,14 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import platformdirs
 
 from core.observation import Observation
 from core.rules import RuleSet, get_rules, parse_rules_spec
-from firmware_bridge.discovery import find_board
-from firmware_bridge.link import LinkError, SerialLink
+from core.source import SourceHealth, SourceItem, SourceURLError
+from firmware_bridge.link import LinkError, LinkHealth, SerialLink
 from firmware_bridge.observer import ObservationBuilder
 from firmware_bridge.protocol import PROTOCOL_VERSION, Hello, MsgType, Reading, leds_payload
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
@@ -66,7 +68,18 @@ SIM_OPTIONS = {
 
 log = logging.getLogger(__name__)
 
-SourceItem = Observation | dict[str, Any]
+
+class SensorHealth(SourceHealth, LinkHealth):
+    """A sensor board's ``health()``: the link's, and what was read from it."""
+
+    observations: int
+    readings_before_hello: int
+
+
+class SimHealth(SensorHealth):
+    """The virtual board's ``health()``: a sensor board's, and the game it plays."""
+
+    virtual_board: dict[str, Any]
 
 
 class SensorSource:
@@ -195,7 +208,7 @@ class SensorSource:
         except LinkError:
             return False
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> SensorHealth:
         return {
             "source": self.name,
             "observations": self.observations,
@@ -239,18 +252,15 @@ class SimSource(SensorSource):
                 self.board.stop()
                 self._started = False
 
-    def health(self) -> dict[str, Any]:
-        h = super().health()
-        h["virtual_board"] = {
-            "device_time_s": round(self.board.t, 2),
-            "moves_played": self.board.player.moves_played,
-            "faults_injected": len(self.board.injected),
+    def health(self) -> SimHealth:
+        return {
+            **super().health(),
+            "virtual_board": {
+                "device_time_s": round(self.board.t, 2),
+                "moves_played": self.board.player.moves_played,
+                "faults_injected": len(self.board.injected),
+            },
         }
-        return h
-
-
-def _one(q: dict[str, list[str]], key: str, default: str) -> str:
-    return q.get(key, [default])[-1]
 
 
 def sim_query(query: str) -> dict[str, str]:
@@ -264,7 +274,7 @@ def sim_query(query: str) -> dict[str, str]:
     q = parse_qs(query.replace("+", "%2B"), keep_blank_values=True)
     unknown = set(q) - set(SIM_OPTIONS)
     if unknown:
-        raise ValueError(
+        raise SourceURLError(
             f"unknown sim:// option(s): {', '.join(sorted(unknown))}; "
             f"options: {', '.join(SIM_OPTIONS)}"
         )
@@ -285,7 +295,7 @@ def sim_rules(query: str, default: str | RuleSet = "abapa") -> RuleSet:
     spec = q.get("rules") or None
     players = q.get("players") or None
     if players is not None and players not in ("2", "3", "4"):
-        raise ValueError(f"sim:// option players must be 2, 3 or 4, not {players!r}")
+        raise SourceURLError(f"sim:// option players must be 2, 3 or 4, not {players!r}")
     if spec is not None:
         rules = parse_rules_spec(spec)
     else:
@@ -296,7 +306,7 @@ def sim_rules(query: str, default: str | RuleSet = "abapa") -> RuleSet:
         return get_rules("universal", **{**rules.options, "players": int(players)})
     if spec is None:  # players=3 on a service refereeing Oware: the board is universal
         return get_rules(f"universal-{players}")
-    raise ValueError(
+    raise SourceURLError(
         f"{rules.name} is a game for {rules.players} players; for {players} players "
         "play universal mancala (sim://?players=N alone says so)"
     )
@@ -308,7 +318,7 @@ def _number(q: dict[str, str], key: str, default: str, kind: type[float] | type[
         return kind(raw)
     except ValueError:
         what = "a whole number" if kind is int else "a number"
-        raise ValueError(f"sim:// option {key} must be {what}, not {raw!r}") from None
+        raise SourceURLError(f"sim:// option {key} must be {what}, not {raw!r}") from None
 
 
 def device_options_from_query(query: str, rules: str | RuleSet = "abapa") -> DeviceOptions:
@@ -319,7 +329,7 @@ def device_options_from_query(query: str, rules: str | RuleSet = "abapa") -> Dev
     max_moves = q.get("max_moves") or None
     loop = q.get("loop", "1")
     if loop not in ("0", "1"):
-        raise ValueError("sim:// option loop must be 0 or 1")
+        raise SourceURLError("sim:// option loop must be 0 or 1")
     player = PlayerOptions(
         rules=sim_rules(query, rules),
         moves=moves,
@@ -330,10 +340,10 @@ def device_options_from_query(query: str, rules: str | RuleSet = "abapa") -> Dev
     seed = q.get("seed") or None
     rate = _number(q, "rate", "80", int)
     if rate not in (10, 80):
-        raise ValueError("sim:// option rate must be 10 or 80")
+        raise SourceURLError("sim:// option rate must be 10 or 80")
     speed = _number(q, "speed", "1", float)
     if not speed >= 0:
-        raise ValueError("sim:// option speed must be 0 (as fast as read) or more")
+        raise SourceURLError("sim:// option speed must be 0 (as fast as read) or more")
     return DeviceOptions(
         seed=None if seed is None else _number(q, "seed", "", int),
         speed=speed,
@@ -347,21 +357,3 @@ def device_options_from_query(query: str, rules: str | RuleSet = "abapa") -> Dev
 def default_calibration_path() -> Path:
     """Where ``oware-companion calibrate`` saves the board's calibration by default."""
     return platformdirs.user_config_path("oware-companion") / "scale-calibration.json"
-
-
-def open_source(url: str, rules: str | RuleSet = "abapa") -> SensorSource:
-    """The source for a ``sim://`` or ``serial://`` URL (not yet opened); a ``sim://`` board
-    that names no rule set plays ``rules``."""
-    parts = urlsplit(url)
-    if parts.scheme == "sim":
-        return SimSource(device_options_from_query(parts.query, rules))
-    if parts.scheme == "serial":
-        q = parse_qs(parts.query)
-        cal_path = _one(q, "calibration", "")
-        path = Path(cal_path) if cal_path else default_calibration_path()
-        cal = Calibration.load(path) if cal_path or path.exists() else None
-        target = parts.netloc + parts.path
-        if target in ("auto", ""):
-            return SensorSource(SerialLink(find_board, max_backoff_s=1.0), cal)
-        return SensorSource(SerialLink(target), cal)
-    raise ValueError(f"not a sensor-board URL: {url!r} (use sim:// or serial://)")

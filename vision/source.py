@@ -8,7 +8,7 @@ URLs (as the rest of the companion's sources):
 * ``video://match.avi`` – a recorded match, played once at its own pace
   (``?realtime=0`` plays it as fast as it decodes).
 
-The interface every source of the companion follows:
+The interface every source of the companion follows (:class:`core.source.Source`):
 
 * ``open()`` / ``close()`` – ``close`` is thread-safe and makes a blocked
   iteration end soon;
@@ -18,7 +18,7 @@ The interface every source of the companion follows:
   "unsure", "detail": ...}``; "unsure" means connected, but counting so unsurely that
   the referee cannot follow the game (:mod:`vision.count_health`; "connected" again
   when the counts are sure again);
-* ``health()`` – a JSON-ready dict for the /health endpoint;
+* ``health()`` – a JSON-ready :class:`CameraHealth` for the /health endpoint;
 * ``confirm(pits)`` (camera only) – the referee confirmed a position: its pit
   images become labelled examples and the counter learns this board; with a
   :class:`~vision.pit_album.PitAlbum` they are also kept on disk for
@@ -48,6 +48,7 @@ import cv2
 import numpy as np
 
 from core.observation import Observation
+from core.source import SourceHealth, SourceURLError
 from vision.calibrate import PositionLearner
 from vision.calibration import Calibration, CalibrationError
 from vision.count_health import CountHealth
@@ -60,8 +61,21 @@ Status = dict[str, Any]
 log = logging.getLogger(__name__)
 
 
-class SourceError(ValueError):
-    """A camera URL that cannot be understood."""
+class CameraHealth(SourceHealth):
+    """A camera's ``health()`` (JSON-ready, for /health)."""
+
+    url: str
+    state: str
+    detail: str
+    frames: int
+    observations: int
+    reconnects: int
+    calibrated: bool
+    calibration_method: str | None
+    counts_unsure: bool
+    median_near_share: float | None
+    pit_photos: dict[str, Any] | None
+    seconds_since_frame: float | None
 
 
 @dataclass(frozen=True)
@@ -90,16 +104,16 @@ def parse_url(url: str) -> CameraTarget:
             return CameraTarget("device", int(rest))
         if rest.startswith(("rtsp://", "http://", "https://", "rtmp://")):
             return CameraTarget("stream", rest)
-        raise SourceError(f"camera URL must be camera://N or camera://<stream URL>, got {url!r}")
+        raise SourceURLError(f"camera URL must be camera://N or camera://<stream URL>, got {url!r}")
     if url.startswith("video://"):
         parts = urlsplit(url)
         path = (parts.netloc + parts.path) if parts.netloc else parts.path
         if not path:
-            raise SourceError(f"video URL needs a file: {url!r}")
+            raise SourceURLError(f"video URL needs a file: {url!r}")
         query = parse_qs(parts.query)
         realtime = query.get("realtime", ["1"])[0] not in ("0", "false", "no")
         return CameraTarget("file", path, realtime)
-    raise SourceError(f"not a camera or video URL: {url!r}")
+    raise SourceURLError(f"not a camera or video URL: {url!r}")
 
 
 class CameraSource:
@@ -262,7 +276,7 @@ class CameraSource:
             thread.join(timeout)
         return thread is None or not thread.is_alive()
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> CameraHealth:
         """JSON-ready state for /health."""
         with self._lock:
             return {

@@ -19,13 +19,9 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from companion.commands.rules import rules_spec
+from companion.sources import open_source
 from firmware_bridge.calibration_wizard import CalibrationError, run_calibration
-from firmware_bridge.source import (
-    SensorSource,
-    SimSource,
-    default_calibration_path,
-    open_source,
-)
+from firmware_bridge.source import SensorSource, SimSource, default_calibration_path
 from firmware_bridge.virtual_board import (
     CalibrationHelper,
     DeviceOptions,

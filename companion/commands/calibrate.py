@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from companion.commands import bridge, vision
-from companion.service.sources import is_camera_url
+from companion.sources import is_camera_url
 
 SENSOR_SCHEMES = ("serial://", "sim://")
 

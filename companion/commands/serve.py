@@ -45,7 +45,7 @@ from companion.hall.broker import parse_broker_url
 from companion.service.config import ServiceConfig, check_token, load_config
 from companion.service.preflight import StartError, preflight
 from companion.service.service import Service, is_loopback
-from companion.service.sources import is_camera_url
+from companion.sources import is_camera_url
 from dashboard.views import links_text
 
 log = logging.getLogger(__name__)

@@ -354,7 +354,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
 def _kept_photos(source: str | None, data_dir: Path | None) -> Path | None:
     """The folder of pit photos serve kept of one camera's games; None (said why) if unclear."""
     from companion.service.config import default_data_dir
-    from companion.service.sources import kept_pit_photo_folders, pit_photo_folder
+    from companion.sources import kept_pit_photo_folders, pit_photo_folder
 
     root = data_dir or default_data_dir()
     kept = kept_pit_photo_folders(root)
@@ -446,9 +446,9 @@ def _read(path: Path) -> Image:
 
 def calibrate_camera(args: argparse.Namespace) -> int:
     """`calibrate --source camera://N`: locate the board, teach the counter, save JSON."""
+    from core.source import SourceURLError
     from vision.calibrate import locate, teach
     from vision.calibration import CalibrationError, default_path, parse_corners
-    from vision.source import SourceError
 
     out = Path(args.out) if getattr(args, "out", None) else default_path()
     corners_text = getattr(args, "corners", None)
@@ -499,7 +499,7 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         elif no_teach:
             print(f"warning: {UNTAUGHT_WARNING}", file=sys.stderr)
         save_keeping_previous(calibration, out)
-    except (CalibrationError, SourceError, OSError, ValueError) as exc:
+    except (CalibrationError, SourceURLError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {out}")

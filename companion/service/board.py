@@ -37,7 +37,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ from core.referee.session import (
     referee_from_header,
     session_header,
 )
+from core.source import Source
 from dashboard.contracts import CommandNotLogged
 from dashboard.hub import Hub, Subscriber
 
@@ -94,7 +95,7 @@ class BoardRuntime:
         self,
         board: str,
         url: str,
-        source: Any,
+        source: Source,
         *,
         index: GameIndex,
         writer: IndexWriter,
@@ -759,6 +760,7 @@ class BoardRuntime:
         return camera_controls(self.source)
 
     def health(self) -> dict[str, Any]:
+        link: Mapping[str, Any]
         try:
             link = self.source.health()
         except Exception as exc:  # health must answer even when the source is broken

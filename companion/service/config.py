@@ -45,9 +45,8 @@ from typing import Any
 
 import platformdirs
 
+from companion.sources import is_camera_url
 from core.rules import parse_rules_spec
-
-from .sources import is_camera_url
 
 
 class ConfigError(ValueError):

@@ -2,7 +2,7 @@
 
 ``serve`` and ``demo`` call :func:`preflight` before anything is recorded:
 the sources are checked when the :class:`~.service.Service` is built
-(:func:`.sources.check_source`); here the data directory must be writable
+(:func:`companion.sources.check_source`); here the data directory must be writable
 and its games index readable, and the listening socket is bound (so a port
 out of range or in use is refused before a session log or a game is
 created, and nobody can take the port between the check and the start).

@@ -30,13 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.position import Position
-from core.rules import parse_rules_spec
-
-from .board import BoardRuntime
-from .config import ServiceConfig, check_token
-from .index import GameIndex, IndexWriter
-from .sources import (
+from companion.sources import (
     check_source,
     is_camera_url,
     open_source,
@@ -45,6 +39,13 @@ from .sources import (
     rules_for,
     validate_url,
 )
+from core.position import Position
+from core.rules import parse_rules_spec
+from core.source import Source
+
+from .board import BoardRuntime
+from .config import ServiceConfig, check_token
+from .index import GameIndex, IndexWriter
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ class Service:
         *,
         engine: bool | None = None,
         resume: bool = True,
-        source_factory: Callable[[str], Any] | None = None,
+        source_factory: Callable[[str], Source] | None = None,
     ) -> None:
         if not sources:
             raise ValueError("at least one source URL is needed (e.g. sim://)")

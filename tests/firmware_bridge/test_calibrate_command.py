@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.source import open_source
+from companion.sources import open_source
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
 
 pytestmark = pytest.mark.timeout(120)

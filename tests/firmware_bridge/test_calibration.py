@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from companion.commands import bridge as bridge_cmd
+from companion.sources import open_source
 from firmware_bridge.calibration_wizard import CalibrationError, run_calibration
-from firmware_bridge.source import SimSource, open_source
+from firmware_bridge.source import SimSource
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions
 from firmware_bridge.weights import Calibration
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from companion.sources import open_source
 from firmware_bridge import discovery
-from firmware_bridge.source import open_source
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions, VirtualBoard
 
 pytestmark = pytest.mark.timeout(60)

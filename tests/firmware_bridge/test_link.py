@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from companion.sources import open_source
 from core import Position
 from core.observation import Observation, most_likely, probability
 from core.referee import ALERT_TYPES, Referee, presets
-from firmware_bridge.source import SimSource, device_options_from_query, open_source
+from firmware_bridge.source import SimSource, device_options_from_query
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions
 
 pytestmark = pytest.mark.timeout(90)

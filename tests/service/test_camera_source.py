@@ -23,10 +23,10 @@ import pytest
 
 from companion.service.config import ServiceConfig
 from companion.service.service import Service
-from companion.service.sources import SourceURLError, camera_calibration_path, open_source
+from companion.sources import SourceURLError, camera_calibration_path, open_source
 from vision.calibration import Calibration, CalibrationError, default_path
 from vision.dataset import load_folder
-from vision.source import CameraSource, SourceError
+from vision.source import CameraSource
 
 from .conftest import read_jsonl, session_log, start_server
 
@@ -92,7 +92,7 @@ def test_the_service_refuses_an_unusable_camera_before_starting(
     with pytest.raises(CalibrationError, match="not valid JSON"):
         Service(["camera://0"], config)
     _write(saved)
-    with pytest.raises(SourceError, match="camera://N"):
+    with pytest.raises(SourceURLError, match="camera://N"):
         Service(["camera://front"], config)
     service = Service(["camera://0"], config)  # a usable one: accepted
     assert service.urls == ["camera://0"]

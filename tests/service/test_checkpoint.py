@@ -11,11 +11,11 @@ from typing import Any
 
 from companion.service import checkpoint
 from companion.service.recorder import SessionLog
+from companion.sources import open_source
 from core import Position
 from core.observation import Observation
 from core.referee import Referee
 from core.referee.session import feed_line, referee_from_header, session_header
-from firmware_bridge.source import open_source
 
 LINES = 600
 

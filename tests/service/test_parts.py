@@ -12,7 +12,7 @@ from companion.service.config import ConfigError, load_config, parse_config
 from companion.service.index import GameIndex
 from companion.service.recorder import LogError, SessionLog, read_log
 from companion.service.service import is_loopback
-from companion.service.sources import ReplaySource, SourceURLError, open_source
+from companion.sources import ReplaySource, SourceURLError, open_source
 from core import Position
 from core.observation import Observation
 from core.referee.command_check import CommandInvalid, validate_command

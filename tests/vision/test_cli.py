@@ -300,7 +300,7 @@ def test_train_counter_learns_from_the_photos_kept_of_your_games(
 ) -> None:
     """Without a folder, train-counter finds what serve kept (DATA_DIR/pit-photos/<camera>/)."""
     from companion.service.config import default_data_dir
-    from companion.service.sources import pit_photo_folder
+    from companion.sources import pit_photo_folder
     from vision.synth import render_pit
 
     board.calibration.save(files["cal"])

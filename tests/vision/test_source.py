@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from core.observation import Observation
+from core.source import SourceURLError
 from tests.vision.conftest import Board
 from vision.calibrate import locate, teach
 from vision.count_health import BOARDS, NEAR_SHARE
 from vision.deep_counter import DeepCounter
 from vision.ensemble import FEW_COUNTS_TEMPERATURE
-from vision.source import CameraSource, CameraTarget, SourceError, parse_url
+from vision.source import CameraSource, CameraTarget, parse_url
 from vision.synth import render_game
 
 
@@ -26,7 +27,7 @@ def test_urls() -> None:
     assert parse_url("video://match.avi") == CameraTarget("file", "match.avi")
     assert parse_url("video:///abs/m.avi?realtime=0") == CameraTarget("file", "/abs/m.avi", False)
     for bad in ("camera://", "camera://ftp://x", "serial://auto", "video://"):
-        with pytest.raises(SourceError):
+        with pytest.raises(SourceURLError):
             parse_url(bad)
 
 
