@@ -29,8 +29,6 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from core.observation import Observation, most_likely
 from firmware_bridge.link import SerialLink
 from firmware_bridge.observer import ObservationBuilder

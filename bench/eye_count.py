@@ -39,8 +39,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from vision.dataset import load_folder
 
 TILE = 250

@@ -37,12 +37,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from companion.hall.demo import board_command
+from companion.hall.mosquitto import LocalBroker, free_port
+from core.referee.session import line_kind
 
-from companion.hall.demo import board_command  # noqa: E402
-from companion.hall.mosquitto import LocalBroker, free_port  # noqa: E402
-from core.referee.session import line_kind  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _proc(pid: int) -> tuple[float, float]:

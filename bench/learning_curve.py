@@ -50,8 +50,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from companion.commands.vision import add_fine_tuning_options, progress_bar, views_phrase
 from vision.belief_scores import BeliefScores, score_beliefs
 from vision.dataset import Example, load_folder
