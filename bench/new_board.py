@@ -1,9 +1,9 @@
-"""The new-board protocol (``bench/vision.py --new-board DIR``): its figures, printed.
+"""The new-board protocol (``python -m bench.vision --new-board DIR``): its figures, printed.
 
-What is drawn and scored is :mod:`vision.evaluation.new_board`; this script prints the
-figures, plays the games (:mod:`bench.photo_games`) and, with ``--learn-games K``, lets the
-counter learn from the positions the referee confirmed in K games, then scores again on
-the photographs it did not learn from.
+What is drawn and scored is :mod:`vision.evaluation.new_board`; this module prints the
+figures, plays the games (:mod:`vision.evaluation.photo_games`) and, with
+``--learn-games K``, lets the counter learn from the positions the referee confirmed in K
+games, then scores again on the photographs it did not learn from.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from bench.photo_games import GameResult, photo_games, report_games
 from vision.belief_scores import score_beliefs
 from vision.calibrate import contradicted
 from vision.counter import PitCounter
 from vision.counting import counter_kind
 from vision.dataset import Example, load_folder
 from vision.evaluation.new_board import NewBoardRun, run_new_board
+from vision.evaluation.photo_games import GameResult, photo_games, report_lines
 
 Floats = npt.NDArray[np.float64]
 QUESTIONS_PER = 25
@@ -71,7 +71,7 @@ def play(beliefs: Floats, truth: npt.NDArray[np.int64], games: int, seed: int) -
             "-- a person counts the pits the referee asks about" if answer else "-- nobody answers"
         )
         results = photo_games(beliefs, truth, games, seed=seed, answer=answer)
-        report_games(results)
+        print("\n".join(report_lines(results)))
         ok = followed_at_pace(results)
         print(
             f"games followed with at most one question per {QUESTIONS_PER} moves: "

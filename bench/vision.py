@@ -25,7 +25,7 @@ count and overall, accuracy within one seed, mean log-likelihood of the true
 count, how often the true count lies in the smallest 95 % set of the belief,
 and images per second (median of runs). ``--games N`` then plays N random
 games whose pits show those photographs and reports how the referee followed
-them: the moves it named, the false alarms (:mod:`bench.photo_games`), once with
+them: the moves it named, the false alarms (:mod:`vision.evaluation.photo_games`), once with
 nobody answering its questions and once with a person counting the pits it
 asks about. ``--save-beliefs`` keeps every photograph's belief, to compare
 with counts made by eye (``bench/eye_count.py``).
@@ -58,7 +58,6 @@ from typing import Any
 import cv2
 import numpy as np
 
-from bench.photo_games import longest_common, photo_games, report_games
 from companion.commands.vision import (
     add_fine_tuning_options,
     progress_bar,
@@ -70,6 +69,7 @@ from vision.counter import Counter, PitCounter
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.deep_counter import DeepCounter
 from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.evaluation.photo_games import longest_common, photo_games, report_lines
 from vision.net_counter import NetCounter
 from vision.seed_paste import seed_bank
 
@@ -147,7 +147,7 @@ def bench_dataset(args: argparse.Namespace) -> int:
                     else "-- nobody answers the referee's questions"
                 )
                 games = photo_games(beliefs, truth, args.games, seed=args.seed, answer=answer)
-                report_games(games)
+                print("\n".join(report_lines(games)))
         except ValueError as exc:  # the folder lacks a count a game needs
             print(f"no games played: {exc}")
             return 1
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         type=whole_number(0),
         default=0,
         help="also play N random games with the evaluated photographs and report how the"
-        " referee followed them (bench/photo_games.py; --seed picks the games)",
+        " referee followed them (vision.evaluation.photo_games; --seed picks the games)",
     )
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")
