@@ -69,6 +69,7 @@ from vision.counter import Counter, PitCounter
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.deep_counter import DeepCounter
 from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.evaluation.eye_count import save_beliefs
 from vision.evaluation.photo_games import longest_common, photo_games, report_lines
 from vision.net_counter import NetCounter
 from vision.seed_paste import seed_bank
@@ -169,12 +170,6 @@ def bench_dataset(args: argparse.Namespace) -> int:
         f"{len(examples) / statistics.median(times):.0f}"
     )
     return 0
-
-
-def save_beliefs(path: Path, names: list[str], truth: np.ndarray, beliefs: np.ndarray) -> None:
-    """One row per photograph: its file name, its label and the counter's belief."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, names=np.array(names), truth=truth, beliefs=beliefs)
 
 
 def _scratch(chosen: list[Example]) -> Counter:
