@@ -247,7 +247,9 @@ def fmt(values: list[float], scale: float = 1.0, unit: str = "") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.bridge", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--runs", type=int, default=5, help="runs per measurement (median reported)")
     ap.add_argument("--seconds", type=float, default=5.0, help="length of one CPU run")
     ap.add_argument("--frames", type=int, default=100_000, help="frames per decode run")

@@ -232,7 +232,9 @@ def tune(games: int, nodes: int, seed: int, candidate: list[int] | None = None) 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m bench.engine",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--search", action="store_true", help="nodes/s and depth in --time s")
     parser.add_argument("--positions", type=int, default=10, help="middlegame positions")

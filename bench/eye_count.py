@@ -43,7 +43,9 @@ def count_range(text: str) -> range:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="blind counting by eye (see the docstring)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.eye_count", description="blind counting by eye (see the docstring)"
+    )
     verbs = parser.add_subparsers(dest="verb", required=True)
     sheets = verbs.add_parser("sheets", help="write numbered, label-free contact sheets")
     sheets.add_argument("--dataset", type=Path, required=True, help="<count>/<image>.png folder")

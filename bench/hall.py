@@ -189,7 +189,9 @@ def run(boards: int, seconds: float, speed: float, spectators: int = 0) -> dict[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.hall", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--boards", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--speed", type=float, default=1.0)

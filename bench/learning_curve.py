@@ -69,7 +69,10 @@ def _shares(text: str) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="learning curve (see the module docstring)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.learning_curve",
+        description="learning curve (see the module docstring)",
+    )
     parser.add_argument("--dataset", type=Path, required=True, help="<count>/<image>.png folder")
     parser.add_argument("--shares", type=_shares, default=[0.25, 0.5, 1.0])
     parser.add_argument("--counter", choices=["deep", "cnn"], default="deep")

@@ -74,7 +74,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.referee", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--rules", default="abapa")
     ap.add_argument("--players", type=int, default=None)

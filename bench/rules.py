@@ -42,7 +42,7 @@ def playout_rate(rules: str, options: dict[str, Any], seconds: float, seed: int)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m bench.rules", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     ap.add_argument("--runs", type=int, default=5, help="runs per rule set (median reported)")
     args = ap.parse_args(argv)

@@ -285,7 +285,9 @@ def restart_run(sizes: list[float], record_seconds: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.service", description=__doc__.splitlines()[0]
+    )
     parser.add_argument(
         "--restart",
         default=None,

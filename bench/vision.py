@@ -293,7 +293,9 @@ def _counts(text: str) -> set[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="vision benchmark (see the module docstring)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.vision", description="vision benchmark (see the module docstring)"
+    )
     parser.add_argument("--dataset", type=Path)
     parser.add_argument("--adapt", type=Path)
     parser.add_argument("--adapt-per-count", type=int, default=0, help="0 = all")
