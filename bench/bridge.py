@@ -14,7 +14,7 @@ Prints medians of several runs:
 4. **reconnect** — from the port coming back (virtual board replugged) to the
    link reporting "connected" again (goal: under 2 s).
 
-    nice python bench/bridge.py [--runs 5] [--seconds 5]
+    nice python -m bench.bridge [--runs 5] [--seconds 5]
 """
 
 from __future__ import annotations

@@ -2,15 +2,15 @@
 
 Usage (each part can be chosen; figures are medians)::
 
-    nice .venv/bin/python bench/engine.py --search            # nodes/s, depth in 1 s
-    nice .venv/bin/python bench/engine.py --build 14          # build time per layer
-    nice .venv/bin/python bench/engine.py --match --games 100 --time 1.0
-    nice .venv/bin/python bench/engine.py --tune --games 40   # evaluation weights
+    nice .venv/bin/python -m bench.engine --search            # nodes/s, depth in 1 s
+    nice .venv/bin/python -m bench.engine --build 14          # build time per layer
+    nice .venv/bin/python -m bench.engine --match --games 100 --time 1.0
+    nice .venv/bin/python -m bench.engine --tune --games 40   # evaluation weights
     python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
 ``--our-engine CMD``) against any engine that speaks Aualé's protocol, both as
-subprocesses, our rules core as the arbiter (see ``bench/engine_match.py``):
+subprocesses, our rules core as the arbiter (see ``python -m bench.engine_match``):
 per game and in total the points, seeds, Elo difference with its 95 %
 interval, depth and nodes per second of each side.
 

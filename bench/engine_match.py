@@ -1,6 +1,6 @@
 """A match between two engines that speak the protocol, our rules core as the arbiter.
 
-Used by ``bench/engine.py --match-engine CMD`` (see its ``--help``). Each
+Used by ``python -m bench.engine --match-engine CMD`` (see its ``--help``). Each
 engine is a subprocess started from a command line (ours by default is
 ``python -m companion.cli engine``); both get ``position startpos moves ...``
 with the whole game so far and ``go movetime MS``. Games come in pairs with
@@ -451,7 +451,7 @@ def main_match(
     plies: int = 2,
     on_done: Callable[[list[GameResult]], None] | None = None,
 ) -> int:
-    """``bench/engine.py --match-engine`` (returns the exit status)."""
+    """``python -m bench.engine --match-engine`` (returns the exit status)."""
     first = ours if ours else OUR_ENGINE
     values = endgame_store.load()
     database = (values, endgame_store.database_seeds(values)) if values is not None else None

@@ -18,7 +18,7 @@ board, the hall's archive with the board's session log. Prints one JSON object:
 * ``hall_rss_mb``, ``broker_rss_mb``, ``hall_cpu_s``, ``broker_cpu_s`` at the end,
   and the load average (on a shared machine much of a delay is waiting for a CPU).
 
-    nice .venv/bin/python bench/hall.py [--boards 20] [--seconds 60] [--speed 1] [--spectators 300]
+    nice .venv/bin/python -m bench.hall [--boards 20] [--seconds 60] [--speed 1] [--spectators 300]
 
 The page's own delay (hall to browser, one poll a second) is not in these figures.
 """

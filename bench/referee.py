@@ -10,7 +10,7 @@ styles (camera snapshots, seed-by-seed sensor readings), with noise, hands and a
 injected mistakes. Goals: median under 5 ms, 99th percentile under 50 ms, replay at
 least 20,000 observations per second, on one core.
 
-    python bench/referee.py [--games 20] [--rules abapa]
+    python -m bench.referee [--games 20] [--rules abapa]
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Per observation processing time (median, p99) is measured over everything.
                                   [--seed 0] [--jobs 2]
 
 ``--photos``: beliefs a real counter gave real photographs, as written by
-``bench/vision.py --save-beliefs`` (arrays ``beliefs`` and ``labels``).
+``python -m bench.vision --save-beliefs`` (arrays ``beliefs`` and ``labels``).
 """
 
 from __future__ import annotations

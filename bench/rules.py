@@ -7,7 +7,7 @@ it), the median of several runs, for Abapa Oware and for
 4-player universal mancala. Goal: at least 100,000 Abapa moves per second on
 one core.
 
-    python bench/rules.py [--seconds 2] [--runs 5]
+    python -m bench.rules [--seconds 2] [--runs 5]
 """
 
 from __future__ import annotations

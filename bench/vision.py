@@ -3,7 +3,7 @@ pipeline on a rendered game video.
 
 Counting (a folder laid out as ``<count>/<image>.png``)::
 
-    python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
+    python -m bench.vision --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--adapt-counts 0,4] [--split held_out|all]
         [--counter deep|cnn|mlp] [--steps N] [--members K] [--pasted N] [--from-scratch]
         [--games N [--seed S]] [--save-beliefs FILE.npz]
@@ -28,12 +28,12 @@ games whose pits show those photographs and reports how the referee followed
 them: the moves it named, the false alarms (:mod:`vision.evaluation.photo_games`), once with
 nobody answering its questions and once with a person counting the pits it
 asks about. ``--save-beliefs`` keeps every photograph's belief, to compare
-with counts made by eye (``bench/eye_count.py``).
+with counts made by eye (``python -m bench.eye_count``).
 
 Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
 
-    python bench/vision.py --video DIR/game.avi      # DIR holds game.json, empty.png, start.png
-    python bench/vision.py --render DIR [--moves 12] [--seed 0]   # render one first
+    python -m bench.vision --video DIR/game.avi      # DIR holds game.json, empty.png, start.png
+    python -m bench.vision --render DIR [--moves 12] [--seed 0]   # render one first
 
 Prints frames per second of the whole per-frame pipeline on one core (median
 over frames) at the video's size, and the fraction of the game's moves the
