@@ -10,7 +10,7 @@ Usage (each part can be chosen; figures are medians)::
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
 ``--our-engine CMD``) against any engine that speaks Aualé's protocol, both as
-subprocesses, our rules core as the arbiter (see ``python -m bench.engine_match``):
+subprocesses, our rules core as the arbiter (see :mod:`companion.engine_match`):
 per game and in total the points, seeds, Elo difference with its 95 %
 interval, depth and nodes per second of each side.
 
@@ -28,11 +28,13 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from companion import endgame_store
+from companion.engine_match import OUR_ENGINE, GameResult, run_match
 from core import Position
 from core.engine import retrograde
 from core.engine.analysis import analyze
@@ -230,6 +232,28 @@ def tune(games: int, nodes: int, seed: int, candidate: list[int] | None = None) 
     )
 
 
+def main_match(
+    other: str,
+    games: int,
+    seconds: float,
+    seed: int,
+    jobs: int,
+    ours: str | None = None,
+    plies: int = 2,
+    on_done: Callable[[list[GameResult]], None] | None = None,
+) -> int:
+    """``python -m bench.engine --match-engine`` (returns the exit status)."""
+    first = ours if ours else OUR_ENGINE
+    values = endgame_store.load()
+    database = (values, endgame_store.database_seeds(values)) if values is not None else None
+    results = run_match(
+        first, other, games, seconds, seed, jobs=jobs, plies=plies, database=database
+    )
+    if on_done is not None:
+        on_done(results)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.engine",
@@ -278,8 +302,6 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.match_engine is not None:
-        from bench.engine_match import main_match
-
         return main_match(
             args.match_engine,
             args.games,
