@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         metavar="DIR",
         help="the new-board protocol: calibrate on DIR's photos as the calibration takes them,"
-        " score on all the others (bench/new_board.py)",
+        " score on all the others (vision.evaluation.new_board)",
     )
     parser.add_argument(
         "--layouts",
