@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         "--save-beliefs",
         type=Path,
         metavar="FILE.npz",
-        help="keep each photograph's name, label and belief (for bench/eye_count.py score)",
+        help="keep each photograph's name, label and belief (for python -m bench.eye_count score)",
     )
     parser.add_argument(
         "--games",
