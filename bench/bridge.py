@@ -14,7 +14,7 @@ Prints medians of several runs:
 4. **reconnect** — from the port coming back (virtual board replugged) to the
    link reporting "connected" again (goal: under 2 s).
 
-    nice python bench/bridge.py [--runs 5] [--seconds 5]
+    nice python -m bench.bridge [--runs 5] [--seconds 5]
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.observation import Observation, most_likely
 from firmware_bridge.link import SerialLink
@@ -249,7 +247,9 @@ def fmt(values: list[float], scale: float = 1.0, unit: str = "") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.bridge", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--runs", type=int, default=5, help="runs per measurement (median reported)")
     ap.add_argument("--seconds", type=float, default=5.0, help="length of one CPU run")
     ap.add_argument("--frames", type=int, default=100_000, help="frames per decode run")

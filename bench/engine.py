@@ -2,15 +2,15 @@
 
 Usage (each part can be chosen; figures are medians)::
 
-    nice .venv/bin/python bench/engine.py --search            # nodes/s, depth in 1 s
-    nice .venv/bin/python bench/engine.py --build 14          # build time per layer
-    nice .venv/bin/python bench/engine.py --match --games 100 --time 1.0
-    nice .venv/bin/python bench/engine.py --tune --games 40   # evaluation weights
+    nice .venv/bin/python -m bench.engine --search            # nodes/s, depth in 1 s
+    nice .venv/bin/python -m bench.engine --build 14          # build time per layer
+    nice .venv/bin/python -m bench.engine --match --games 100 --time 1.0
+    nice .venv/bin/python -m bench.engine --tune --games 40   # evaluation weights
     python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
 ``--our-engine CMD``) against any engine that speaks Aualé's protocol, both as
-subprocesses, our rules core as the arbiter (see ``bench/engine_match.py``):
+subprocesses, our rules core as the arbiter (see :mod:`companion.engine_match`):
 per game and in total the points, seeds, Elo difference with its 95 %
 interval, depth and nodes per second of each side.
 
@@ -28,11 +28,13 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from companion import endgame_store
+from companion.engine_match import OUR_ENGINE, GameResult, run_match
 from core import Position
 from core.engine import retrograde
 from core.engine.analysis import analyze
@@ -230,9 +232,33 @@ def tune(games: int, nodes: int, seed: int, candidate: list[int] | None = None) 
     )
 
 
+def main_match(
+    other: str,
+    games: int,
+    seconds: float,
+    seed: int,
+    jobs: int,
+    ours: str | None = None,
+    plies: int = 2,
+    on_done: Callable[[list[GameResult]], None] | None = None,
+) -> int:
+    """``python -m bench.engine --match-engine`` (returns the exit status)."""
+    first = ours if ours else OUR_ENGINE
+    values = endgame_store.load()
+    database = (values, endgame_store.database_seeds(values)) if values is not None else None
+    results = run_match(
+        first, other, games, seconds, seed, jobs=jobs, plies=plies, database=database
+    )
+    if on_done is not None:
+        on_done(results)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m bench.engine",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--search", action="store_true", help="nodes/s and depth in --time s")
     parser.add_argument("--positions", type=int, default=10, help="middlegame positions")
@@ -276,8 +302,6 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.match_engine is not None:
-        from bench.engine_match import main_match
-
         return main_match(
             args.match_engine,
             args.games,

@@ -18,7 +18,7 @@ board, the hall's archive with the board's session log. Prints one JSON object:
 * ``hall_rss_mb``, ``broker_rss_mb``, ``hall_cpu_s``, ``broker_cpu_s`` at the end,
   and the load average (on a shared machine much of a delay is waiting for a CPU).
 
-    nice .venv/bin/python bench/hall.py [--boards 20] [--seconds 60] [--speed 1] [--spectators 300]
+    nice .venv/bin/python -m bench.hall [--boards 20] [--seconds 60] [--speed 1] [--spectators 300]
 
 The page's own delay (hall to browser, one poll a second) is not in these figures.
 """
@@ -37,12 +37,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from companion.hall.demo import board_command
+from companion.hall.mosquitto import LocalBroker, free_port
+from core.referee.session import line_kind
 
-from companion.hall.demo import board_command  # noqa: E402
-from companion.hall.mosquitto import LocalBroker, free_port  # noqa: E402
-from core.referee.session import line_kind  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _proc(pid: int) -> tuple[float, float]:
@@ -190,7 +189,9 @@ def run(boards: int, seconds: float, speed: float, spectators: int = 0) -> dict[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.hall", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--boards", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--speed", type=float, default=1.0)

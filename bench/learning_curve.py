@@ -1,15 +1,15 @@
 """How seed counting improves with more labelled photographs: a learning curve.
 
-    python bench/learning_curve.py --dataset /work/shared/datasets/awale-pits-dev \\
+    python -m bench.learning_curve --dataset /work/shared/datasets/awale-pits-dev \\
         [--shares 0.25,0.5,1] [--counter deep|cnn] [--steps N] [--members K] [--views V]
         [--seed S] [--misread]
 
 The question it answers: the learned counters miss the accuracy goals on the
-development photographs (``bench/vision.py``); would more photographs of the
+development photographs (``python -m bench.vision``); would more photographs of the
 board fix that, and how many? It answers from the data alone:
 
 * Only the folder's **train split** is read (:mod:`vision.dataset`); the
-  held-out split, on which ``bench/vision.py`` reports, stays untouched.
+  held-out split, on which ``python -m bench.vision`` reports, stays untouched.
 * The train split is dealt into five folds by file-name hash. For each fold
   the product's own ``adapt`` (what ``train-counter`` runs) is given a share
   of the other four folds, and the counter it makes reads the fold it never
@@ -38,147 +38,24 @@ a little below what ``train-counter`` would reach with as many photographs.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import math
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from companion.commands.vision import add_fine_tuning_options, progress_bar, views_phrase
-from vision.belief_scores import BeliefScores, score_beliefs
-from vision.dataset import Example, load_folder
+from vision.dataset import load_folder
 from vision.deep_counter import DeepCounter
 from vision.deep_train import INSTALL_HINT
 from vision.ensemble import FOLDS, EnsembleCounter, training_threads
+from vision.evaluation.learning_curve import (
+    GOALS,
+    Share,
+    cross_validate,
+    photographs_for,
+    power_law,
+)
 from vision.net_counter import NetCounter
-
-GOALS = {"exact 0-9": 0.95, "exact 0-5": 0.99}
-"""The issue's accuracy goals, as the share of photographs counted exactly."""
-
-
-@dataclass(frozen=True)
-class Misread:
-    """One photograph a fold's counter got wrong: to look at (is the label right?)."""
-
-    path: Path
-    count: int
-    read: int
-    """The most likely count."""
-    belief_read: float
-    belief_true: float
-
-    def line(self) -> str:
-        return (
-            f"{self.count} read as {self.read} "
-            f"({self.belief_read:.0%}; {self.belief_true:.0%} on {self.count})  {self.path}"
-        )
-
-
-@dataclass(frozen=True)
-class Share:
-    """What one share's cross-validation measured."""
-
-    given: int
-    """Labelled photographs each fine-tuning was given (the mean over the folds)."""
-    scores: BeliefScores
-    """The folds' beliefs against their true counts."""
-    misread: list[Misread]
-    """The photographs whose most likely count was not the true one."""
-
-
-def fold_of(name: str) -> int:
-    """The cross-validation fold of a photograph, from its file name only."""
-    return int(hashlib.sha256(name.encode("utf-8")).hexdigest(), 16) % FOLDS
-
-
-def take_share(examples: Sequence[Example], share: float) -> list[Example]:
-    """That fraction of each count's examples (at least one), the same ones on every run.
-
-    The order is a hash of the file name with a prefix, so it does not follow
-    the folds; a smaller share is always a subset of a larger one.
-    """
-    chosen: list[Example] = []
-    for count in sorted({e.count for e in examples}):
-        same = [e for e in examples if e.count == count]
-        same.sort(key=lambda e: hashlib.sha256(b"share:" + e.path.name.encode()).hexdigest())
-        chosen += same[: max(1, round(share * len(same)))]
-    return chosen
-
-
-def power_law(ns: Sequence[float], errors: Sequence[float]) -> tuple[float, float] | None:
-    """(a, b) of ``error = a * n ** -b`` fitted in log-log, or None if it cannot be.
-
-    None when fewer than two shares differ in size, when an error is zero (no
-    logarithm), or when the error does not fall as photographs are added
-    (b <= 0: nothing to extrapolate).
-    """
-    pairs = [(n, e) for n, e in zip(ns, errors, strict=True) if n > 0]
-    if len({n for n, _ in pairs}) < 2 or any(e <= 0 for _, e in pairs):
-        return None
-    x = np.log([n for n, _ in pairs])
-    y = np.log([e for _, e in pairs])
-    slope, intercept = np.polyfit(x, y, 1)
-    if slope >= 0:
-        return None
-    return float(math.exp(intercept)), float(-slope)
-
-
-def photographs_for(a: float, b: float, error: float) -> float:
-    """Labelled photographs at which the fitted curve reaches ``error``."""
-    return float((a / error) ** (1.0 / b))
-
-
-def cross_validate(
-    examples: Sequence[Example],
-    start: EnsembleCounter[Any],
-    share: float,
-    steps: int,
-    members: int,
-    seed: int,
-) -> Share:
-    """Five folds: each read by a counter fine-tuned on ``share`` of the other four."""
-    beliefs: list[npt.NDArray[np.float64]] = []
-    truth: list[int] = []
-    sizes: list[int] = []
-    tested: list[Example] = []
-    folds = [fold_of(e.path.name) for e in examples]
-    for k in range(FOLDS):
-        test = [e for e, f in zip(examples, folds, strict=True) if f == k]
-        train = take_share([e for e, f in zip(examples, folds, strict=True) if f != k], share)
-        if not test or not train:
-            continue
-        counter = start.adapt(
-            [e.image for e in train],
-            [e.count for e in train],
-            steps=steps,
-            seed=seed + 10 * k,
-            members=members,
-            progress=progress_bar(f"share {share:g}, fold {k + 1}/{FOLDS}"),
-        )
-        beliefs.append(counter.beliefs([e.image for e in test]))
-        truth += [e.count for e in test]
-        tested += test
-        sizes.append(len(train))
-    every = np.concatenate(beliefs)
-    read = every.argmax(axis=1)
-    misread = [
-        Misread(e.path, e.count, int(r), float(b[r]), float(b[min(e.count, len(b) - 1)]))
-        for e, r, b in zip(tested, read, every, strict=True)
-        if r != e.count
-    ]
-    return Share(
-        round(float(np.mean(sizes))),
-        score_beliefs(every, np.asarray(truth, np.int64)),
-        sorted(misread, key=lambda m: (m.count, m.read, str(m.path))),
-    )
 
 
 def _shares(text: str) -> list[float]:
@@ -192,7 +69,10 @@ def _shares(text: str) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="learning curve (see the module docstring)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.learning_curve",
+        description="learning curve (see the module docstring)",
+    )
     parser.add_argument("--dataset", type=Path, required=True, help="<count>/<image>.png folder")
     parser.add_argument("--shares", type=_shares, default=[0.25, 0.5, 1.0])
     parser.add_argument("--counter", choices=["deep", "cnn"], default="deep")
@@ -228,7 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Share] = []
     with training_threads(os.cpu_count() or 1):
         for share in args.shares:
-            rows.append(cross_validate(examples, start, share, steps, args.members, args.seed))
+            rows.append(
+                cross_validate(examples, start, share, steps, args.members, args.seed, progress_bar)
+            )
     print("share  photographs given  exact  exact 0-5  log-likelihood  in 95% set")
     for share, row in zip(args.shares, rows, strict=True):
         f = row.scores

@@ -1,34 +1,33 @@
-"""The new-board protocol (``bench/vision.py --new-board DIR``): its figures, printed.
+"""The new-board protocol (``python -m bench.vision --new-board DIR``): its figures, printed.
 
-What is drawn and scored is :mod:`vision.evaluation.new_board`; this script prints the
-figures, plays the games (:mod:`bench.photo_games`) and, with ``--learn-games K``, lets the
-counter learn from the positions the referee confirmed in K games, then scores again on
-the photographs it did not learn from.
+What is drawn and scored is :mod:`vision.evaluation.new_board`; this module prints the
+figures, plays the games (:mod:`vision.evaluation.photo_games`) and, with
+``--learn-games K``, lets the counter learn from the positions the referee confirmed in K
+games, then scores again on the photographs it did not learn from.
 """
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from bench.photo_games import GameResult, photo_games, report_games
 from vision.belief_scores import score_beliefs
-from vision.calibrate import contradicted
 from vision.counter import PitCounter
 from vision.counting import counter_kind
 from vision.dataset import Example, load_folder
-from vision.evaluation.new_board import NewBoardRun, run_new_board
+from vision.evaluation.new_board import (
+    QUESTIONS_PER,
+    followed_at_pace,
+    learn_from_games,
+    run_new_board,
+)
+from vision.evaluation.photo_games import photo_games, report_lines
 
 Floats = npt.NDArray[np.float64]
-QUESTIONS_PER = 25
-"""The goal's pace: at most one question per this many moves (rounded up: one question in a
-game of 24 moves is within it)."""
 
 
 def _goal(value: float, goal: float) -> str:
@@ -55,66 +54,24 @@ def print_scores(beliefs: Floats, truth: npt.NDArray[np.int64], goals: tuple[flo
     )
 
 
-def followed_at_pace(results: Sequence[GameResult]) -> int:
-    """Games followed move for move with at most one question per :data:`QUESTIONS_PER` moves."""
-    return sum(
-        r.named == r.moves
-        and r.alerts.count("ambiguous") <= math.ceil(len(r.moves) / QUESTIONS_PER)
-        for r in results
-    )
-
-
 def play(beliefs: Floats, truth: npt.NDArray[np.int64], games: int, seed: int) -> None:
     """The referee's figures on ``games`` games, nobody answering, then a person answering."""
     for answer in (False, True):
         print(
             "-- a person counts the pits the referee asks about" if answer else "-- nobody answers"
         )
-        results = photo_games(beliefs, truth, games, seed=seed, answer=answer)
-        report_games(results)
+        try:
+            results = photo_games(beliefs, truth, games, seed=seed, answer=answer)
+        except ValueError as exc:  # the photographs lack a count a game needs
+            print(f"no games played: {exc}")
+            return
+        print("\n".join(report_lines(results)))
         ok = followed_at_pace(results)
         print(
             f"games followed with at most one question per {QUESTIONS_PER} moves: "
             f"{ok}/{len(results)} = {ok / max(1, len(results)):.0%}"
             " (goal 95% with a person answering)"
         )
-
-
-def learn_from_games(
-    run: NewBoardRun, games: int, seed: int
-) -> tuple[list[Example], list[int], set[int]]:
-    """Photographs labelled by the positions the referee confirmed in ``games`` games.
-
-    Returns the photographs, the labels the referee gave them (right or wrong, as in a real
-    game), and the indices (into the scored photographs) learnt from. A position whose
-    reading flatly contradicts it is not learnt from (:func:`vision.calibrate.contradicted`).
-    """
-    scored = run.split.scored
-    index: dict[int, list[int]] = {}
-    for i, e in enumerate(scored):
-        index.setdefault(e.count, []).append(i)
-    labels: dict[int, int] = {}
-    skipped = 0
-
-    def confirmed(pits: tuple[int, ...], shown: dict[int, tuple[int, int]]) -> None:
-        nonlocal skipped
-        photos = {pit: index[count][k] for pit, (count, k) in shown.items()}
-        if len(photos) != len(pits):
-            return
-        if contradicted([run.beliefs[photos[p]] for p in range(len(pits))], list(pits)):
-            skipped += 1
-            return
-        for pit, count in enumerate(pits):
-            labels[photos[pit]] = count
-
-    photo_games(run.beliefs, run.truth, games, seed=seed + 7919, answer=True, confirmed=confirmed)
-    wrong = sum(labels[i] != scored[i].count for i in labels)
-    print(
-        f"learnt from {games} games: {len(labels)} different pit photographs labelled by confirmed"
-        f" positions ({wrong} wrongly), {skipped} positions left out as contradicted"
-    )
-    chosen = sorted(labels)
-    return [scored[i] for i in chosen], [labels[i] for i in chosen], set(chosen)
 
 
 def bench_new_board(
@@ -167,20 +124,29 @@ def bench_new_board(
     if games:
         play(run.beliefs, run.truth, games, seed)
     if learn_games:
-        images, labels, learnt = learn_from_games(run, learn_games, seed)
+        learnt = learn_from_games(run, learn_games, seed)
+        print(
+            f"learnt from {learn_games} games: {len(learnt.labels)} different pit photographs"
+            f" labelled by confirmed positions ({learnt.wrong} wrongly),"
+            f" {learnt.skipped} positions left out as contradicted"
+        )
+        images, labels = learnt.examples, learnt.labels
         start = time.perf_counter()
         learner = fitter(
             [e.image for e in cal] + [e.image for e in images],
             [e.count for e in cal] + labels,
         )
         took = time.perf_counter() - start
-        rest = [i for i in range(len(run.split.scored)) if i not in learnt]
+        rest = [i for i in range(len(run.split.scored)) if i not in learnt.indices]
         beliefs = learner.beliefs([run.split.scored[i].image for i in rest])
         truth = run.truth[rest]
         print(
             f"-- after learning from {learn_games} games (refitted in {took:.1f} s), scored on the"
             f" {len(rest)} photographs it did not learn from"
         )
+        if not rest:
+            print("nothing left to score: it learnt from every scored photograph")
+            return 0
         print_scores(beliefs, truth, (0.99, 0.95))
         if games:
             play(beliefs, truth, games, seed)

@@ -10,19 +10,15 @@ styles (camera snapshots, seed-by-seed sensor readings), with noise, hands and a
 injected mistakes. Goals: median under 5 ms, 99th percentile under 50 ms, replay at
 least 20,000 observations per second, on one core.
 
-    python bench/referee.py [--games 20] [--rules abapa]
+    python -m bench.referee [--games 20] [--rules abapa]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import Position
 from core.referee import Referee
@@ -78,7 +74,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.referee", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--rules", default="abapa")
     ap.add_argument("--players", type=int, default=None)

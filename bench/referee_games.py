@@ -21,7 +21,7 @@ Per observation processing time (median, p99) is measured over everything.
                                   [--seed 0] [--jobs 2]
 
 ``--photos``: beliefs a real counter gave real photographs, as written by
-``bench/vision.py --save-beliefs`` (arrays ``beliefs`` and ``labels``).
+``python -m bench.vision --save-beliefs`` (arrays ``beliefs`` and ``labels``).
 """
 
 from __future__ import annotations
@@ -259,7 +259,10 @@ def report(model: Model, t: Tally) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p = argparse.ArgumentParser(
+        prog="python -m bench.referee_games",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
     p.add_argument("--games", type=int, default=200, help="clean games per model")
     p.add_argument("--mistakes", type=int, default=3, help="games per mistake kind and model")
     p.add_argument("--desyncs", type=int, default=4, help="sessions per desync case and model")

@@ -7,7 +7,7 @@ it), the median of several runs, for Abapa Oware and for
 4-player universal mancala. Goal: at least 100,000 Abapa moves per second on
 one core.
 
-    python bench/rules.py [--seconds 2] [--runs 5]
+    python -m bench.rules [--seconds 2] [--runs 5]
 """
 
 from __future__ import annotations
@@ -15,12 +15,8 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core import Position
 
@@ -46,7 +42,7 @@ def playout_rate(rules: str, options: dict[str, Any], seconds: float, seed: int)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m bench.rules", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=2.0, help="length of one run")
     ap.add_argument("--runs", type=int, default=5, help="runs per rule set (median reported)")
     args = ap.parse_args(argv)

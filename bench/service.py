@@ -19,8 +19,8 @@ The virtual board at full speed keeps the server busy whatever the number of
 spectators (it plays as fast as it is read), so a cheaper broadcast shows as
 more events per second at a lower latency, not as less CPU.
 
-    nice .venv/bin/python bench/service.py [--spectators 200] [--seconds 10] [--runs 3]
-    nice .venv/bin/python bench/service.py --restart 1,10,100
+    nice .venv/bin/python -m bench.service [--spectators 200] [--seconds 10] [--runs 3]
+    nice .venv/bin/python -m bench.service --restart 1,10,100
 
 ``--restart 1,10,100`` measures instead how long a restart after ``SIGKILL``
 takes against the length of the session log (MB), the goal being under 2 s
@@ -285,7 +285,9 @@ def restart_run(sizes: list[float], record_seconds: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.service", description=__doc__.splitlines()[0]
+    )
     parser.add_argument(
         "--restart",
         default=None,

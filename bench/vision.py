@@ -3,7 +3,7 @@ pipeline on a rendered game video.
 
 Counting (a folder laid out as ``<count>/<image>.png``)::
 
-    python bench/vision.py --dataset /work/shared/datasets/awale-pits-dev \\
+    python -m bench.vision --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--adapt-counts 0,4] [--split held_out|all]
         [--counter deep|cnn|mlp] [--steps N] [--members K] [--pasted N] [--from-scratch]
         [--games N [--seed S]] [--save-beliefs FILE.npz]
@@ -25,15 +25,15 @@ count and overall, accuracy within one seed, mean log-likelihood of the true
 count, how often the true count lies in the smallest 95 % set of the belief,
 and images per second (median of runs). ``--games N`` then plays N random
 games whose pits show those photographs and reports how the referee followed
-them: the moves it named, the false alarms (:mod:`bench.photo_games`), once with
+them: the moves it named, the false alarms (:mod:`vision.evaluation.photo_games`), once with
 nobody answering its questions and once with a person counting the pits it
 asks about. ``--save-beliefs`` keeps every photograph's belief, to compare
-with counts made by eye (``bench/eye_count.py``).
+with counts made by eye (``python -m bench.eye_count``).
 
 Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
 
-    python bench/vision.py --video DIR/game.avi      # DIR holds game.json, empty.png, start.png
-    python bench/vision.py --render DIR [--moves 12] [--seed 0]   # render one first
+    python -m bench.vision --video DIR/game.avi      # DIR holds game.json, empty.png, start.png
+    python -m bench.vision --render DIR [--moves 12] [--seed 0]   # render one first
 
 Prints frames per second of the whole per-frame pipeline on one core (median
 over frames) at the video's size, and the fraction of the game's moves the
@@ -51,7 +51,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -59,9 +58,6 @@ from typing import Any
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.photo_games import longest_common, photo_games, report_games
 from companion.commands.vision import (
     add_fine_tuning_options,
     progress_bar,
@@ -73,6 +69,8 @@ from vision.counter import Counter, PitCounter
 from vision.dataset import Example, load_folder, per_count_subset
 from vision.deep_counter import DeepCounter
 from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.evaluation.eye_count import save_beliefs
+from vision.evaluation.photo_games import longest_common, photo_games, report_lines
 from vision.net_counter import NetCounter
 from vision.seed_paste import seed_bank
 
@@ -150,7 +148,7 @@ def bench_dataset(args: argparse.Namespace) -> int:
                     else "-- nobody answers the referee's questions"
                 )
                 games = photo_games(beliefs, truth, args.games, seed=args.seed, answer=answer)
-                report_games(games)
+                print("\n".join(report_lines(games)))
         except ValueError as exc:  # the folder lacks a count a game needs
             print(f"no games played: {exc}")
             return 1
@@ -172,12 +170,6 @@ def bench_dataset(args: argparse.Namespace) -> int:
         f"{len(examples) / statistics.median(times):.0f}"
     )
     return 0
-
-
-def save_beliefs(path: Path, names: list[str], truth: np.ndarray, beliefs: np.ndarray) -> None:
-    """One row per photograph: its file name, its label and the counter's belief."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, names=np.array(names), truth=truth, beliefs=beliefs)
 
 
 def _scratch(chosen: list[Example]) -> Counter:
@@ -301,7 +293,9 @@ def _counts(text: str) -> set[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="vision benchmark (see the module docstring)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.vision", description="vision benchmark (see the module docstring)"
+    )
     parser.add_argument("--dataset", type=Path)
     parser.add_argument("--adapt", type=Path)
     parser.add_argument("--adapt-per-count", type=int, default=0, help="0 = all")
@@ -333,14 +327,14 @@ def main(argv: list[str] | None = None) -> int:
         "--save-beliefs",
         type=Path,
         metavar="FILE.npz",
-        help="keep each photograph's name, label and belief (for bench/eye_count.py score)",
+        help="keep each photograph's name, label and belief (for python -m bench.eye_count score)",
     )
     parser.add_argument(
         "--games",
         type=whole_number(0),
         default=0,
         help="also play N random games with the evaluated photographs and report how the"
-        " referee followed them (bench/photo_games.py; --seed picks the games)",
+        " referee followed them (vision.evaluation.photo_games; --seed picks the games)",
     )
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")
@@ -356,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         metavar="DIR",
         help="the new-board protocol: calibrate on DIR's photos as the calibration takes them,"
-        " score on all the others (bench/new_board.py)",
+        " score on all the others (vision.evaluation.new_board)",
     )
     parser.add_argument(
         "--layouts",

@@ -153,7 +153,7 @@ class SerialLink:
             while not self._closed.is_set():
                 # select + os.read on the port's descriptor: pyserial opened and
                 # configured it; its own read() costs several times more CPU per
-                # frame, which matters at 80 frames a second (bench/bridge.py).
+                # frame, which matters at 80 frames a second (python -m bench.bridge).
                 ready, _, _ = select.select([fd], [], [], self.read_timeout_s)
                 if not ready:
                     continue

@@ -27,7 +27,7 @@ Data the package makes for itself: :mod:`vision.render.physics_piles` drops seed
 pits with a physics engine and photographs them; :mod:`vision.synth` renders boards, pits, hands and
 whole game videos with exact labels (:mod:`vision.synth_game`); :mod:`vision.train`
 trains the built-in counters (MLP and networks) on them; :mod:`vision.dataset` reads
-labelled folders (``<count>/<image>.png``) for the benchmark, ``bench/vision.py``, and
+labelled folders (``<count>/<image>.png``) for the benchmark, ``python -m bench.vision``, and
 :mod:`vision.evaluation.new_board` is its new-board protocol.
 :mod:`vision.seed_paste` makes taller piles out of the user's own photographs (seeds cut
 from one-seed crops, pasted onto others) for the deep network's fine-tuning.

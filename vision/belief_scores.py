@@ -1,7 +1,7 @@
 """How well beliefs over seed counts match the true counts: the benchmarks' figures.
 
-One place for what ``bench/vision.py`` prints per count and overall and what
-``bench/learning_curve.py`` prints per share, so both mean the same thing by
+One place for what ``python -m bench.vision`` prints per count and overall and what
+``python -m bench.learning_curve`` prints per share, so both mean the same thing by
 "exact", "0-5" and "in the 95 % set".
 
 >>> import numpy as np

@@ -90,7 +90,7 @@ def teach(
     :mod:`vision.ensemble`: the true count inside the 95 % set for every
     photograph, in sets of about 13 counts), so it is not confidently wrong;
     but beliefs that wide leave the rules nothing to choose by: shown as 200
-    games of real photographs (``bench/vision.py --adapt-counts 0,4 --games
+    games of real photographs (``python -m bench.vision --adapt-counts 0,4 --games
     200``), the referee named none of the moves, so learning from the game
     gets no confirmed position either. The networks need labelled photos of
     more counts (``train-counter``). It takes a few minutes

@@ -4,7 +4,7 @@ Why a network: hand-made features (:mod:`vision.features`) summarise a pit
 by colour and edge histograms, and those histograms cannot tell six
 touching seeds from seven. A few convolution layers learn what one seed
 looks like on the user's board and count the shapes; measured on real
-photographs (``bench/vision.py``) this is what closes the gap.
+photographs (``python -m bench.vision``) this is what closes the gap.
 
 Why numpy: the product must run with what it already depends on and train
 on the user's machine during calibration, without downloading anything. The

@@ -23,7 +23,7 @@ half its pits with few: a board is not unsure for its two piles of fifteen.
 
 Measured:
 
-* real photographs (``bench/vision.py --games``, which plays games whose pits
+* real photographs (``python -m bench.vision --games``, which plays games whose pits
   show real photographs through :class:`CountHealth`): with the five
   networks fine-tuned on the train split, the median pit of each board held
   0.98-1.00 of its belief within one seed, and no game of 2 × 200 was called

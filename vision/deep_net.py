@@ -5,7 +5,7 @@ numpy on the user's machine, but three convolutions are not enough to count
 piles of four to eight seeds that touch and hide each other. This one has
 seven convolutions with batch normalisation; measured by cross-validation on
 the development photographs it is right about six points more often
-(``bench/vision.py``, numbers in the README). Training it needs PyTorch (the
+(``python -m bench.vision``, numbers in the README). Training it needs PyTorch (the
 ``learn`` extra); *running* it needs only numpy and OpenCV, so a calibration
 file made on one machine counts on any other.
 

@@ -23,7 +23,7 @@ What a training run does, and why:
   network is right. Members of an ensemble hold back different fifths.
 
 Measured on the development photographs (5-fold cross-validation inside
-their training split, ``bench/learning_curve.py --shares 1``): before the
+their training split, ``python -m bench.learning_curve --shares 1``): before the
 pasted piles, 88.5–89.6 % exact with one network per fold, against
 76.6–82.0 % for the small numpy network fine-tuned the same way; with them,
 90.6 % (mean log-likelihood −0.314) at batch seed 0 and 89.9–92.4 % in two

@@ -10,7 +10,7 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   back): on the development photographs single networks differed by up to
   ten points on the same images. Averaging the beliefs of networks that each
   held back a different fifth removes much of that luck and uses every crop
-  for training; ``bench/vision.py`` measures what it gains.
+  for training; ``python -m bench.vision`` measures what it gains.
 * **A fine-tuning does not forget.** The calibration gives only two counts
   (0 and 4); fine-tuning on them alone would teach the network that every
   pit holds 0 or 4 seeds. Rendered pits (:func:`rehearsal_pits`) rehearse
@@ -27,7 +27,7 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   of it. Below :data:`FEW_COUNTS` counts the temperature is at least
   :data:`FEW_COUNTS_TEMPERATURE`: the beliefs stay wide rather than
   confidently wrong. Wide is not enough, though: on 200 games shown as real
-  photographs (``bench/vision.py --adapt-counts 0,4 --games 200``) the
+  photographs (``python -m bench.vision --adapt-counts 0,4 --games 200``) the
   referee could name none of the moves from such beliefs. Such networks
   wait for labelled photos of more counts (``train-counter``); the
   calibrate command says so.

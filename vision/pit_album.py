@@ -4,11 +4,11 @@ Every position the referee confirms labels the twelve pit crops of the
 stable frame it was read from, for free. The live counter learns from them
 at once (:class:`vision.calibrate.PositionLearner`), but only in memory and
 only the newest few per count. This album keeps them all, in the layout
-``train-counter`` and ``bench/vision.py`` read (``<count>/<image>.png``)::
+``train-counter`` and ``python -m bench.vision`` read (``<count>/<image>.png``)::
 
     <folder>/4/20261122-162730-m012-p03.png    # move 12's position, pit 3 (D)
 
-``bench/learning_curve.py`` measured that the counting goals need several
+``python -m bench.learning_curve`` measured that the counting goals need several
 hundred labelled photographs of a board; a game of 50 moves gives 600. After
 a few games, ``oware-companion train-counter <folder>`` fine-tunes the
 counter on all of them.

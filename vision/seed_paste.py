@@ -1,6 +1,6 @@
 """More labelled piles from the user's own photographs: seeds cut out and pasted.
 
-The learning curve of the development photographs (``bench/learning_curve.py``)
+The learning curve of the development photographs (``python -m bench.learning_curve``)
 says the counter needs several hundred more labelled photographs of the
 board, most of them piles of four to nine seeds. Rendered pits
 (:mod:`vision.synth`) do not look enough like a real board to stand in for
@@ -36,7 +36,7 @@ Better beliefs every time, more exact counts on average (90.4 % against
 88.7 %), with seed-to-seed swings of three points. A variant that made tall
 piles as often as short ones, let a seed lie half on others and judged the
 wood by the redder half of the crop did no better (seed 0: 88.8 %, −0.327).
-On the held-out photographs (``bench/vision.py --dataset DIR --adapt DIR``,
+On the held-out photographs (``python -m bench.vision --dataset DIR --adapt DIR``,
 five networks): exact 89.6 % → 92.0 %, 0–5 seeds 94.5 % → 93.8 % (one
 photograph), mean log-likelihood −0.329 → −0.284.
 

@@ -2,7 +2,7 @@
 
 The other side of ``oware-companion engine``: start an engine program as a
 subprocess, hand it positions and ask for moves. Used by ``analyze --engine
-CMD`` and by the match bench (``bench/engine_match.py``). A reader thread
+CMD`` and by the match bench (:mod:`companion.engine_match`). A reader thread
 queues the engine's lines so that every wait has a time limit; an engine that
 breaks the protocol, says nothing in time or exits raises
 :class:`EngineFault` with the end of its stderr (kept in a log file).

@@ -258,7 +258,7 @@ def run(
             ws_ping_interval=20.0,
             # No permessage-deflate: the messages are small JSON on a LAN, and compressing
             # each one again for every page was half the cost of a send (a fifth of the
-            # event loop's time with 200 spectators, profiled under bench/service.py)
+            # event loop's time with 200 spectators, profiled under python -m bench.service)
             ws_per_message_deflate=False,
             timeout_graceful_shutdown=3,
         )

@@ -207,8 +207,9 @@ TWO_VIEWS_WARNING = (
     "that the referee cannot follow a game with them); count with 'area' until "
     "`oware-companion train-counter` has labelled photos of more counts"
 )
-"""Measured: ``bench/vision.py --adapt DIR --adapt-counts 0,4 --games 200`` on the development
-photographs: 24.5 % exact, and the referee named none of the 2,758 moves of 200 games."""
+"""Measured: ``python -m bench.vision --adapt DIR --adapt-counts 0,4 --games 200`` on the
+development photographs: 24.5 % exact, and the referee named none of the 2,758 moves of 200
+games."""
 
 
 def views_phrase(views: int) -> str:

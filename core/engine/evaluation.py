@@ -21,7 +21,7 @@ The heuristic terms, each a difference (mover minus opponent):
 
 :data:`DEFAULT_WEIGHTS` were chosen by measurement: self-play matches at a
 fixed 30 000 nodes per move, 40 games each from random 4-ply openings with
-colours alternated (``bench/engine.py --tune --weights ...`` reruns them).
+colours alternated (``python -m bench.engine --tune --weights ...`` reruns them).
 The default scored, against:
 
 * the store difference alone ``[100, 0, 0, 0, 0]``: 71 %;

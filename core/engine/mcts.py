@@ -3,7 +3,7 @@
 Plain UCT: select by upper confidence bound, expand one move, play the game
 out at random (compiled, :func:`random_playout`), back the result up. It
 knows the rules but nothing about strategy, which makes it the standard
-yardstick a search engine should beat clearly (``bench/engine.py``).
+yardstick a search engine should beat clearly (``python -m bench.engine``).
 
 Results are from the point of view of the player to move at each node: 1 for
 a win, 0.5 for a draw, 0 for a loss.

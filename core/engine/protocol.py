@@ -3,7 +3,7 @@
 A UCI-like text protocol, one command per line. This module only turns
 lines into values and values into lines (no I/O); the loop that reads stdin
 and runs the search is ``companion.commands.engine_service``, and the match
-bench's client side is ``bench/engine.py``.
+bench's client side is ``python -m bench.engine``.
 
 The dialect, as Aualé (the GUI) and Aalina (its engine) speak it:
 

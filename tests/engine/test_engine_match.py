@@ -1,4 +1,5 @@
-"""The protocol match bench (bench/engine_match.py) with real engine subprocesses."""
+"""The protocol match (companion.engine_match, run by ``python -m bench.engine --match-engine``)
+with real engine subprocesses."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.engine_match import (
+from companion import endgame_store
+from companion.engine_match import (
     GameResult,
     elo,
     opening_for,
@@ -18,7 +20,6 @@ from bench.engine_match import (
     rating_is_exact,
     run_match,
 )
-from companion import endgame_store
 from core import Position
 
 ROOT = Path(__file__).resolve().parents[2]

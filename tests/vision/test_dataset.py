@@ -50,7 +50,7 @@ def test_load_folder_and_subsets(tmp_path: Path) -> None:
 def test_adapted_counter_on_held_out_real_photos() -> None:
     """Adapted on the training split only; judged on the held-out split.
 
-    The thresholds are the measured level (see bench/vision.py), not the issue's
+    The thresholds are the measured level (see python -m bench.vision), not the issue's
     goals, which this counter does not reach on real photos yet.
     """
     train = load_folder(REAL, "train")

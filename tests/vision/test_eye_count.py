@@ -1,35 +1,18 @@
-"""bench/eye_count.py: blind contact sheets, and the eye's counts against labels and a counter."""
+"""Blind contact sheets, and the eye's counts against labels and a counter
+(:mod:`vision.evaluation.eye_count`, printed by ``python -m bench.eye_count``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
+from bench.eye_count import main
+from vision.evaluation.eye_count import TILE, read_counts, save_beliefs, write_sheets
 from vision.synth import random_style, render_pit
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being built
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="module")
-def eye() -> Any:
-    return _load("bench_eye_count", ROOT / "bench" / "eye_count.py")
 
 
 def _folder(root: Path, counts: range, per_count: int) -> Path:
@@ -48,11 +31,9 @@ def _fill(sheets: Path, counts: dict[int, int]) -> None:
     )
 
 
-def test_sheets_hold_every_chosen_photo_once_shuffled_and_unlabelled(
-    eye: Any, tmp_path: Path
-) -> None:
+def test_sheets_hold_every_chosen_photo_once_shuffled_and_unlabelled(tmp_path: Path) -> None:
     data = _folder(tmp_path / "data", range(0, 8), per_count=3)
-    photos, pages = eye.write_sheets(data, "all", range(2, 6), tmp_path / "s", seed=1)
+    photos, pages = write_sheets(data, "all", range(2, 6), tmp_path / "s", seed=1)
     assert (photos, pages) == (12, 1)
     key = json.loads((tmp_path / "s" / "key.json").read_text())
     assert [k["number"] for k in key] == list(range(12))
@@ -63,19 +44,19 @@ def test_sheets_hold_every_chosen_photo_once_shuffled_and_unlabelled(
     labels = [k["label"] for k in key]
     assert labels != sorted(labels)  # dealt in a shuffled order, not folder by folder
     sheet = cv2.imread(str(tmp_path / "s" / "sheet-00.png"))
-    assert sheet is not None and sheet.shape == (4 * eye.TILE, 4 * eye.TILE, 3)
+    assert sheet is not None and sheet.shape == (4 * TILE, 4 * TILE, 3)
     template = (tmp_path / "s" / "counts.txt").read_text().splitlines()
     assert [line for line in template if not line.startswith("#")] == [f"{n}:" for n in range(12)]
     # The same seed deals the same sheets; 17 photos need a second sheet.
-    eye.write_sheets(data, "all", range(2, 6), tmp_path / "t", seed=1)
+    write_sheets(data, "all", range(2, 6), tmp_path / "t", seed=1)
     assert json.loads((tmp_path / "t" / "key.json").read_text()) == key
-    assert eye.write_sheets(data, "all", range(0, 6), tmp_path / "u", seed=1) == (18, 2)
+    assert write_sheets(data, "all", range(0, 6), tmp_path / "u", seed=1) == (18, 2)
 
 
-def test_no_photo_of_the_counts_asked_for_is_an_error(eye: Any, tmp_path: Path) -> None:
+def test_no_photo_of_the_counts_asked_for_is_an_error(tmp_path: Path) -> None:
     data = _folder(tmp_path / "data", range(0, 3), per_count=1)
     with pytest.raises(ValueError, match="no photographs of 6-9 seeds"):
-        eye.write_sheets(data, "all", range(6, 10), tmp_path / "s", seed=1)
+        write_sheets(data, "all", range(6, 10), tmp_path / "s", seed=1)
 
 
 @pytest.mark.parametrize(
@@ -87,21 +68,19 @@ def test_no_photo_of_the_counts_asked_for_is_an_error(eye: Any, tmp_path: Path) 
         ("0 1\n1: 2\n2: 0\n", "counts.txt:1: expected 'number: count'"),
     ],
 )
-def test_counts_that_cannot_be_scored_are_refused(
-    eye: Any, tmp_path: Path, text: str, message: str
-) -> None:
+def test_counts_that_cannot_be_scored_are_refused(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "counts.txt"
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
-        eye.read_counts(path, 3)
+        read_counts(path, 3)
 
 
 def test_score_compares_the_eye_and_the_counter_with_the_labels(
-    eye: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = _folder(tmp_path / "data", range(0, 4), per_count=2)
     sheets = tmp_path / "s"
-    assert eye.main(["sheets", "--dataset", str(data), "--split", "all", "--out", str(sheets)]) == 0
+    assert main(["sheets", "--dataset", str(data), "--split", "all", "--out", str(sheets)]) == 0
     key = json.loads((sheets / "key.json").read_text())
     # The eye sees one seed more on photographs 0 and 1; a counter reads photograph 0 as the
     # eye does and photograph 2 wrongly, everything else as labelled.
@@ -113,11 +92,10 @@ def test_score_compares_the_eye_and_the_counter_with_the_labels(
     names = sorted(read)
     beliefs = np.zeros((len(names), 10))
     beliefs[np.arange(len(names)), [read[n] for n in names]] = 0.9
-    bench: Any = _load("bench_vision_for_eye", ROOT / "bench" / "vision.py")
     saved = tmp_path / "beliefs.npz"
-    bench.save_beliefs(saved, names, np.array([int(n[1]) for n in names]), beliefs + 0.01)
+    save_beliefs(saved, names, np.array([int(n[1]) for n in names]), beliefs + 0.01)
     capsys.readouterr()
-    code = eye.main(["score", "--sheets", str(sheets), "--beliefs", str(saved)])
+    code = main(["score", "--sheets", str(sheets), "--beliefs", str(saved)])
     out = capsys.readouterr().out.splitlines()
     assert code == 0
     assert out[0].startswith("the eye agrees with the label on 6 of 8 photographs (75.0%)")
@@ -127,17 +105,15 @@ def test_score_compares_the_eye_and_the_counter_with_the_labels(
     assert rows[2][2:] == [str(key[2]["label"]), str(key[2]["label"]), str(key[2]["label"] + 1)]
 
 
-def test_score_says_what_is_missing(
-    eye: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_score_says_what_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = _folder(tmp_path / "data", range(0, 2), per_count=1)
     sheets = tmp_path / "s"
-    eye.main(["sheets", "--dataset", str(data), "--split", "all", "--out", str(sheets)])
-    assert eye.main(["score", "--sheets", str(sheets)]) == 1  # the template is still empty
+    main(["sheets", "--dataset", str(data), "--split", "all", "--out", str(sheets)])
+    assert main(["score", "--sheets", str(sheets)]) == 1  # the template is still empty
     assert "2 photographs not counted yet: 0, 1" in capsys.readouterr().err
     _fill(sheets, {0: 0, 1: 1})
-    assert eye.main(["score", "--sheets", str(sheets)]) == 0
+    assert main(["score", "--sheets", str(sheets)]) == 0
     assert capsys.readouterr().out.startswith("the eye agrees with the label on 2 of 2")
     np.savez(tmp_path / "b.npz", names=np.array(["other.png"]), beliefs=np.ones((1, 3)))
-    assert eye.main(["score", "--sheets", str(sheets), "--beliefs", str(tmp_path / "b.npz")]) == 1
+    assert main(["score", "--sheets", str(sheets), "--beliefs", str(tmp_path / "b.npz")]) == 1
     assert "the beliefs file has no reading of" in capsys.readouterr().err

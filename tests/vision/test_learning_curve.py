@@ -1,31 +1,19 @@
-"""bench/learning_curve.py: cross-validation on shares of a folder's train split."""
+"""Cross-validation on shares of a folder's train split (:mod:`vision.evaluation.learning_curve`,
+printed by ``python -m bench.learning_curve``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import cv2
 import numpy as np
 import pytest
 
+from bench.learning_curve import main
 from vision.dataset import is_held_out
+from vision.evaluation.learning_curve import photographs_for, power_law, take_share
 from vision.synth import random_style, render_pit
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "learning_curve.py"
-
-
-@pytest.fixture(scope="module")
-def curve() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_learning_curve", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up while being built
-    spec.loader.exec_module(module)
-    return module
 
 
 def _folder(root: Path, per_count: int) -> None:
@@ -37,12 +25,12 @@ def _folder(root: Path, per_count: int) -> None:
             cv2.imwrite(str(root / str(count) / f"q{count}_{k}.png"), render_pit(count, style, rng))
 
 
-def test_the_power_law_is_recovered_and_extrapolated(curve: ModuleType) -> None:
+def test_the_power_law_is_recovered_and_extrapolated() -> None:
     ns = [50.0, 100.0, 200.0]
-    a, b = curve.power_law(ns, [0.8 * n**-0.5 for n in ns])
+    a, b = power_law(ns, [0.8 * n**-0.5 for n in ns])
     assert a == pytest.approx(0.8) and b == pytest.approx(0.5)
     # 0.8 / sqrt(n) = 0.01  ⇔  n = 6400
-    assert curve.photographs_for(a, b, 0.01) == pytest.approx(6400.0)
+    assert photographs_for(a, b, 0.01) == pytest.approx(6400.0)
 
 
 @pytest.mark.parametrize(
@@ -53,37 +41,33 @@ def test_the_power_law_is_recovered_and_extrapolated(curve: ModuleType) -> None:
         ([50.0, 100.0], [0.1, 0.2]),  # more photographs, more errors: no curve to follow
     ],
 )
-def test_no_extrapolation_without_a_falling_curve(
-    curve: ModuleType, ns: list[float], errors: list[float]
-) -> None:
-    assert curve.power_law(ns, errors) is None
+def test_no_extrapolation_without_a_falling_curve(ns: list[float], errors: list[float]) -> None:
+    assert power_law(ns, errors) is None
 
 
-def test_shares_are_stratified_nested_and_keep_every_count(
-    curve: ModuleType, tmp_path: Path
-) -> None:
+def test_shares_are_stratified_nested_and_keep_every_count(tmp_path: Path) -> None:
     from vision.dataset import load_folder
 
     _folder(tmp_path, 9)
     examples = load_folder(tmp_path)
-    half = curve.take_share(examples, 0.5)
-    quarter = curve.take_share(examples, 0.25)
+    half = take_share(examples, 0.5)
+    quarter = take_share(examples, 0.25)
     names = {e.path.name for e in half}
     assert {e.path.name for e in quarter} < names
     for count in range(4):
         assert sum(e.count == count for e in half) == round(0.5 * 9)
         assert sum(e.count == count for e in quarter) >= 1
-    assert len(curve.take_share(examples, 1.0)) == len(examples)
+    assert len(take_share(examples, 1.0)) == len(examples)
 
 
 def test_the_curve_reads_only_the_train_split_and_prints_every_share(
-    curve: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _folder(tmp_path, 12)
     names = [p.name for p in tmp_path.glob("*/*.png")]
     train = sum(not is_held_out(n) for n in names)
     assert 0 < train < len(names)  # the folder has both splits
-    code = curve.main(
+    code = main(
         ["--dataset", str(tmp_path), "--counter", "cnn", "--steps", "10", "--shares", "0.5,1"]
     )
     out = capsys.readouterr().out
@@ -99,30 +83,26 @@ def test_the_curve_reads_only_the_train_split_and_prints_every_share(
 
 
 @pytest.mark.parametrize("shares", ["0", "0.5,1.5", "half", "-1"])
-def test_bad_shares_are_refused(curve: ModuleType, tmp_path: Path, shares: str) -> None:
+def test_bad_shares_are_refused(tmp_path: Path, shares: str) -> None:
     with pytest.raises(SystemExit) as exit_:
-        curve.main(["--dataset", str(tmp_path), "--shares", shares])
+        main(["--dataset", str(tmp_path), "--shares", shares])
     assert exit_.value.code == 2
 
 
-def test_a_missing_folder_is_reported(
-    curve: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert curve.main(["--dataset", str(tmp_path / "nowhere")]) == 1
+def test_a_missing_folder_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--dataset", str(tmp_path / "nowhere")]) == 1
     assert "no such dataset folder" in capsys.readouterr().err
 
 
-def test_the_help_names_one_network_per_fold(
-    curve: ModuleType, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_help_names_one_network_per_fold(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        curve.main(["--help"])
+        main(["--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "networks to fine-tune and average in each fold (default 1;" in help_text
 
 
 def test_misread_lists_exactly_the_photographs_counted_wrong(
-    curve: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _folder(tmp_path, 12)
     # Two empty pits filed under three seeds: the wrong labels the list is there to catch.
@@ -131,7 +111,7 @@ def test_misread_lists_exactly_the_photographs_counted_wrong(
     for name in planted:
         cv2.imwrite(str(tmp_path / "3" / name), render_pit(0, random_style(rng), rng))
     train = [p for p in tmp_path.glob("*/*.png") if not is_held_out(p.name)]
-    code = curve.main(
+    code = main(
         ["--dataset", str(tmp_path), "--counter", "cnn", "--steps", "10", "--shares", "1"]
         + ["--misread"]
     )

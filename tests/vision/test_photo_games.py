@@ -1,4 +1,5 @@
-"""bench/photo_games.py: random games shown as photographs' beliefs, read by the referee."""
+"""vision.evaluation.photo_games: random games shown as photographs' beliefs, read by the
+referee."""
 
 from __future__ import annotations
 
@@ -7,18 +8,18 @@ import random
 import numpy as np
 import pytest
 
-from bench.photo_games import (
+from core import Position
+from core.referee.scenarios import render_game
+from vision.evaluation.photo_games import (
     PhotoReader,
     covered_game,
     longest_common,
     photo_games,
     photos_by_count,
     play_with_photos,
-    report_games,
+    report_lines,
     under_sowing_hand,
 )
-from core import Position
-from core.referee.scenarios import render_game
 
 CLASSES = 49
 
@@ -97,7 +98,7 @@ def test_the_report_gives_the_moves_named_and_the_false_alarms(
 ) -> None:
     beliefs, truth = sure_beliefs()
     results = photo_games(beliefs, truth, games=2, seed=1)
-    report_games(results)
+    print("\n".join(report_lines(results)))
     out = capsys.readouterr().out
     total = sum(len(r.moves) for r in results)
     assert f"moves the referee named in order: {total}/{total} = 100.0%" in out
@@ -121,7 +122,7 @@ def test_vague_beliefs_make_the_camera_say_it_cannot_follow(
     beliefs /= beliefs.sum(1, keepdims=True)
     results = photo_games(beliefs, truth, games=3, seed=2)
     assert [r.warned_at for r in results] == [3, 3, 3]  # the third settled board
-    report_games(results)
+    print("\n".join(report_lines(results)))
     assert "games in which the camera said its counts are too unsure: 3 (median at settled" in (
         capsys.readouterr().out
     )
@@ -141,7 +142,7 @@ def test_a_person_answering_the_questions_lets_the_referee_follow_more_games(
     assert sum(r.named == r.moves for r in alone) < 8
     assert all(r.named == r.moves and r.ended_right for r in helped)
     assert set(a for r in helped for a in r.alerts) == {"ambiguous"}
-    report_games(helped)
+    print("\n".join(report_lines(helped)))
     assert f"(a person counted {sum(r.answers for r in helped)} pits)" in capsys.readouterr().out
 
 

@@ -11,7 +11,7 @@ names the same (a test checks it).
 To add a counter: write ``vision/counting/<kind>.py`` (or a module elsewhere in ``vision``)
 with a class that has ``beliefs(crops, pits) -> (n, 49) array`` and ``to_json()`` holding
 ``"kind": "<kind>"``, add its :class:`CounterKind` here, and measure it with
-``bench/vision.py --new-board DIR --counter <kind>``.
+``python -m bench.vision --new-board DIR --counter <kind>``.
 
 >>> sorted(KINDS) == sorted(["area", "head", "deep", "cnn", "mlp"])
 True

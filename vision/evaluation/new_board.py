@@ -11,10 +11,16 @@ The draw is random but seeded. A folder of single-pit crops cannot say which cro
 taken together, so the calibration's twelve pits of one photo are twelve independent
 crops here (a real photo's pits share one light, so this is, if anything, kinder to the
 counter than a real calibration).
+
+The scored photographs then make games (:mod:`vision.evaluation.photo_games`):
+:func:`followed_at_pace` counts the games the referee followed asking at most one question
+per :data:`QUESTIONS_PER` moves, and :func:`learn_from_games` labels photographs with the
+positions the referee confirmed in such games, for the counter to learn from.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,8 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vision.calibrate import contradicted
 from vision.counter import PitCounter
 from vision.dataset import Example
+from vision.evaluation.photo_games import GameResult, photo_games
 from vision.learning.layouts import Layout, calibration_layouts, crops_per_count
 
 Floats = npt.NDArray[np.float64]
@@ -95,3 +103,66 @@ def run_new_board(
     beliefs = counter.beliefs([e.image for e in split.scored])
     truth = np.array([e.count for e in split.scored], np.int64)
     return NewBoardRun(split, beliefs, truth, took, counter)
+
+
+QUESTIONS_PER = 25
+"""The goal's pace: at most one question per this many moves (rounded up: one question in a
+game of 24 moves is within it)."""
+
+
+def followed_at_pace(results: Sequence[GameResult]) -> int:
+    """Games followed move for move with at most one question per :data:`QUESTIONS_PER` moves."""
+    return sum(
+        r.named == r.moves
+        and r.alerts.count("ambiguous") <= math.ceil(len(r.moves) / QUESTIONS_PER)
+        for r in results
+    )
+
+
+@dataclass(frozen=True)
+class Learnt:
+    """What the counter may learn from games: photographs and the labels the referee gave them."""
+
+    examples: list[Example]
+    """The photographs learnt from, each once."""
+    labels: list[int]
+    """The count the referee's confirmed position gave each (right or wrong, as in a real game)."""
+    indices: set[int]
+    """Their places among the run's scored photographs."""
+    skipped: int
+    """Confirmed positions left out: their reading flatly contradicts them."""
+
+    @property
+    def wrong(self) -> int:
+        """Photographs labelled with another count than their own."""
+        return sum(label != e.count for e, label in zip(self.examples, self.labels, strict=True))
+
+
+def learn_from_games(run: NewBoardRun, games: int, seed: int) -> Learnt:
+    """Photographs labelled by the positions the referee confirmed in ``games`` games (a
+    person answering its questions), drawn from the run's scored photographs.
+
+    A position whose reading flatly contradicts it is not learnt from
+    (:func:`vision.calibrate.contradicted`).
+    """
+    scored = run.split.scored
+    index: dict[int, list[int]] = {}
+    for i, e in enumerate(scored):
+        index.setdefault(e.count, []).append(i)
+    labels: dict[int, int] = {}
+    skipped = 0
+
+    def confirmed(pits: tuple[int, ...], shown: dict[int, tuple[int, int]]) -> None:
+        nonlocal skipped
+        photos = {pit: index[count][k] for pit, (count, k) in shown.items()}
+        if len(photos) != len(pits):
+            return
+        if contradicted([run.beliefs[photos[p]] for p in range(len(pits))], list(pits)):
+            skipped += 1
+            return
+        for pit, count in enumerate(pits):
+            labels[photos[pit]] = count
+
+    photo_games(run.beliefs, run.truth, games, seed=seed + 7919, answer=True, confirmed=confirmed)
+    chosen = sorted(labels)
+    return Learnt([scored[i] for i in chosen], [labels[i] for i in chosen], set(chosen), skipped)

@@ -1,6 +1,6 @@
 """A match between two engines that speak the protocol, our rules core as the arbiter.
 
-Used by ``bench/engine.py --match-engine CMD`` (see its ``--help``). Each
+Used by ``python -m bench.engine --match-engine CMD`` (see its ``--help``). Each
 engine is a subprocess started from a command line (ours by default is
 ``python -m companion.cli engine``); both get ``position startpos moves ...``
 with the whole game so far and ``go movetime MS``. Games come in pairs with
@@ -37,7 +37,7 @@ import statistics
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -45,7 +45,6 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from companion import endgame_store
 from companion.commands.engine_client import EngineFault, MoveReport, ProtocolEngine
 from core.engine import retrograde
 from core.engine.kernel import to_relative
@@ -439,25 +438,3 @@ def print_totals(
         write(f"  {names[k]}: {side_figures(reports, seconds)}\n")
     seeds = sorted({g.seed for g in results})
     write(f"  opening seeds: {seeds[0]}..{seeds[-1]} (pair k: seed*100000 + k)\n")
-
-
-def main_match(
-    other: str,
-    games: int,
-    seconds: float,
-    seed: int,
-    jobs: int,
-    ours: str | None = None,
-    plies: int = 2,
-    on_done: Callable[[list[GameResult]], None] | None = None,
-) -> int:
-    """``bench/engine.py --match-engine`` (returns the exit status)."""
-    first = ours if ours else OUR_ENGINE
-    values = endgame_store.load()
-    database = (values, endgame_store.database_seeds(values)) if values is not None else None
-    results = run_match(
-        first, other, games, seconds, seed, jobs=jobs, plies=plies, database=database
-    )
-    if on_done is not None:
-        on_done(results)
-    return 0

@@ -1,7 +1,7 @@
 """Games played with real photographs: does the referee follow them from the counter's beliefs?
 
-``bench/vision.py --dataset DIR --games N`` measures the counter pit by pit.
-A user cares about something else: whether the referee, which reads those
+Scoring the counter pit by pit (:mod:`vision.belief_scores`) is one measure. A user cares
+about something else: whether the referee, which reads those
 beliefs through the rules (at most six moves can follow a position), names
 every move of a real game and raises no false alarm. This module measures
 that without a recorded game on a real board:
@@ -30,7 +30,7 @@ that without a recorded game on a real board:
    to count pits, the true counts of those pits are confirmed at the next
    observation (``Referee.confirm``), as the dashboard's buttons do.
 
-It reports how many boards held at least one pit the counter alone read
+:func:`report_lines` says how many boards held at least one pit the counter alone read
 wrong (the rules' share of the work), the moves the referee named in order
 (longest common subsequence with the game), the games it followed move for
 move, how the others ended (stuck waiting for a sowing to end; or on a wrong
@@ -60,7 +60,7 @@ from vision.pipeline import CAMERA_REFEREE, belief_to_reading
 Beliefs = npt.NDArray[np.float64]
 Confirmed = Callable[[tuple[int, ...], dict[int, tuple[int, int]]], None]
 """Told of every position the referee confirms: its pits, and pit → (count, photograph
-index) of the photographs shown (the learning during play of ``bench/vision.py``)."""
+index) of the photographs shown (to learn from the games as they are played)."""
 
 
 def covered_game(start: Position, top: int, length: int, rng: random.Random) -> list[int]:
@@ -306,8 +306,8 @@ def photo_games(
     return results
 
 
-def report_games(results: Sequence[GameResult]) -> None:
-    """Print what :func:`photo_games` measured."""
+def report_lines(results: Sequence[GameResult]) -> list[str]:
+    """What :func:`photo_games` measured, in words, one figure a line."""
     total = sum(len(r.moves) for r in results)
     named = sum(longest_common(r.named, r.moves) for r in results)
     followed = sum(r.named == r.moves for r in results)
@@ -321,28 +321,24 @@ def report_games(results: Sequence[GameResult]) -> None:
     boards = sum(r.boards for r in results)
     misread = sum(r.misread_boards for r in results)
     lengths = sorted(len(r.moves) for r in results)
-    print(
-        f"games played with the photographs: {len(results)} "
-        f"(median {lengths[len(lengths) // 2]} moves, piles up to the largest count photographed)"
-    )
-    print(
-        f"boards with at least one pit the counter alone misreads: {misread}/{boards}"
-        f" = {misread / max(1, boards):.0%}"
-    )
-    print(f"moves the referee named in order: {named}/{total} = {named / max(1, total):.1%}")
-    print(f"games followed move for move: {followed}/{len(results)}")
-    print(f"games the referee ended on the true board: {ended}/{len(results)}")
-    print(f"  stuck, waiting without a word for a sowing to end (a seed reads missing): {sowing}")
-    print(f"  on a wrong board it takes for right (lost silently): {lost}")
-    print(f"  asking a person to count a pit: {asking}")
     answers = sum(r.answers for r in results)
     answered = f" (a person counted {answers} pits)" if answers else ""
-    print(f"times it asked a person to look (ambiguous): {asked} in {total} moves{answered}")
     kinds = ", ".join(f"{k} {false.count(k)}" for k in sorted(set(false)))
-    print(
-        f"false alarms (other alerts: the games were played without a mistake): {len(false)}"
-        + (f" ({kinds})" if kinds else "")
-    )
     warned = sorted(r.warned_at for r in results if r.warned_at is not None)
     when = f" (median at settled board {warned[len(warned) // 2]})" if warned else ""
-    print(f"games in which the camera said its counts are too unsure: {len(warned)}{when}")
+    return [
+        f"games played with the photographs: {len(results)} "
+        f"(median {lengths[len(lengths) // 2]} moves, piles up to the largest count photographed)",
+        f"boards with at least one pit the counter alone misreads: {misread}/{boards}"
+        f" = {misread / max(1, boards):.0%}",
+        f"moves the referee named in order: {named}/{total} = {named / max(1, total):.1%}",
+        f"games followed move for move: {followed}/{len(results)}",
+        f"games the referee ended on the true board: {ended}/{len(results)}",
+        f"  stuck, waiting without a word for a sowing to end (a seed reads missing): {sowing}",
+        f"  on a wrong board it takes for right (lost silently): {lost}",
+        f"  asking a person to count a pit: {asking}",
+        f"times it asked a person to look (ambiguous): {asked} in {total} moves{answered}",
+        f"false alarms (other alerts: the games were played without a mistake): {len(false)}"
+        + (f" ({kinds})" if kinds else ""),
+        f"games in which the camera said its counts are too unsure: {len(warned)}{when}",
+    ]

@@ -1,0 +1,46 @@
+"""Every bench is a script run as ``python -m bench.NAME`` from the repository root.
+
+Each starts (``--help``) as a real subprocess and names itself that way in its usage; none
+reaches into ``sys.path`` or loads files by path; libraries live in the product packages.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+SCRIPTS = sorted(
+    p.stem for p in BENCH.glob("*.py") if 'if __name__ == "__main__":' in p.read_text("utf-8")
+)
+
+
+def test_the_benches_are_found() -> None:
+    assert {"eye_count", "learning_curve", "rules", "vision"} <= set(SCRIPTS)
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_a_bench_starts_as_a_module_and_says_how_to_run_it(name: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the root is enough
+    done = subprocess.run(
+        [sys.executable, "-m", f"bench.{name}", "--help"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: python -m bench.{name} ")
+
+
+@pytest.mark.parametrize("path", sorted(BENCH.glob("*.py")), ids=lambda p: p.name)
+def test_no_bench_reaches_into_sys_path_or_loads_files_by_path(path: Path) -> None:
+    text = path.read_text("utf-8")
+    assert "sys.path" not in text
+    assert "spec_from_file_location" not in text
