@@ -3,7 +3,7 @@
 :mod:`core.referee.scenarios` renders a list of moves as tidy snapshots, a
 still board after every move. People do not play like that. This module
 renders a game the way it happens at a table, for the referee's benchmark
-(``bench/referee_games.py``) and its tests:
+(``python -m bench.referee_games``) and its tests:
 
 * **Pace** (:class:`Pace`): a hand comes in over the pit to play, lifts it,
   sows seed by seed, takes the capture pit by pit and leaves; the board then
