@@ -166,7 +166,9 @@ def build(
         info["seconds"] = time.perf_counter() - started
         start = layer_offset(seeds)
         path = layer_path(seeds, root)
-        temporary = path.with_suffix(".part")
+        # (named for this process: two companions building the same layer at once must
+        # not write into one file)
+        temporary = path.with_suffix(f".{os.getpid()}.part")
         values[start : start + layer_size(seeds)].tofile(temporary)
         os.replace(temporary, path)  # atomic: a layer file is always whole
         if bar is not None:

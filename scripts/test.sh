@@ -11,4 +11,6 @@ ruff format --check .
 echo "== mypy =="
 mypy
 echo "== pytest =="
-pytest --cov --cov-report=term:skip-covered "$@"
+# Two workers (pytest-xdist), a test file each at a time: most tests wait on a server, a
+# browser or a simulator, so one worker leaves a core idle. TEST_WORKERS=0 runs in one process.
+pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=25 --cov --cov-report=term:skip-covered "$@"

@@ -427,6 +427,8 @@ def test_touch_move_first_pit_lifted_is_the_move() -> None:
 # -- properties ----------------------------------------------------------------------------
 
 
+# (no_cover: pure computation that other tests cover; traced, it takes three times as long)
+@pytest.mark.no_cover
 @settings(
     max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -446,6 +448,8 @@ def test_noisy_games_recovered_with_no_false_alert(
     assert moves_of(events) == moves
 
 
+# (no_cover: pure computation that other tests cover; traced, it takes three times as long)
+@pytest.mark.no_cover
 @settings(
     max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )

@@ -45,6 +45,8 @@ def test_a_fast_game_with_no_still_board_between_moves() -> None:
     assert result.false_alerts == 0
 
 
+# (no_cover: pure computation that other tests cover; traced, it takes three times as long)
+@pytest.mark.no_cover
 def test_three_games_in_a_row_are_followed_move_for_move() -> None:
     play = games_in_a_row(START, 3, EXACT, CAMERA, random.Random(5))
     assert len(play.games) == 3
@@ -78,6 +80,8 @@ def test_a_wrong_capture_of_two_pits_is_found() -> None:
     assert set(alerts[0]["pits"]) >= set(play.expected[0].pits)
 
 
+# (no_cover: pure computation that other tests cover; traced, it takes three times as long)
+@pytest.mark.no_cover
 def test_a_long_game_with_piles_above_twelve_is_followed() -> None:
     for seed in range(60):
         rng = random.Random(seed)

@@ -107,6 +107,8 @@ def test_kernel_agrees_on_a_sample() -> None:
     assert run(20_000, seed=1) == 20_000
 
 
+# (no_cover: pure computation that other tests cover; traced, it takes three times as long)
+@pytest.mark.no_cover
 @pytest.mark.slow
 def test_kernel_agrees_on_a_million_positions() -> None:
     assert run(POSITIONS, seed=2) == POSITIONS

@@ -52,6 +52,8 @@ def test_values_match_brute_force_up_to_5_seeds() -> None:
     assert _compare(5) == sum(layer_size(n) for n in range(6))
 
 
+# (no_cover: pure computation that other tests cover; traced, it takes three times as long)
+@pytest.mark.no_cover
 @pytest.mark.slow
 def test_values_match_brute_force_for_every_position_up_to_8_seeds() -> None:
     assert _compare(8) == 125_970

@@ -164,6 +164,8 @@ def _follow(query: str, limit_s: float = 100.0) -> tuple[Referee, list[int], lis
     return ref, truth, alerts
 
 
+# (no_cover: pure computation that other tests cover; traced, it takes three times as long)
+@pytest.mark.no_cover
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("spec", "seed"),
