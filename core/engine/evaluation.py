@@ -19,15 +19,9 @@ The heuristic terms, each a difference (mover minus opponent):
 * ``kroo``: pits holding 12 or more seeds, a big sowing that laps the board
   and often captures several pits at once.
 
-:data:`DEFAULT_WEIGHTS` were chosen by measurement: self-play matches at a
-fixed 30 000 nodes per move, 40 games each from random 4-ply openings with
-colours alternated (``python -m bench.engine --tune --weights ...`` reruns them).
-The default scored, against:
-
-* the store difference alone ``[100, 0, 0, 0, 0]``: 71 %;
-* more weight on one's own seeds ``[100, 25, 18, -10, 25]``: 66 %;
-* more weight on vulnerable pits ``[100, 12, 30, -10, 25]``: 59 %;
-* without the empty-pit and kroo terms ``[100, 12, 18, 0, 0]``: 58 %.
+:data:`DEFAULT_WEIGHTS` were chosen by self-play matches against other weightings
+(``python -m bench.engine --tune --weights ...`` reruns them; the figures are in
+``docs/ENGINE.md``, "The evaluation's weights").
 """
 
 from __future__ import annotations
