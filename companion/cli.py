@@ -14,7 +14,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from companion import __version__
-from companion.commands import bridge, calibrate, engine, hall, replay, serve, vision
+from companion.commands import (
+    bridge,
+    calibrate,
+    count,
+    engine,
+    hall,
+    replay,
+    serve,
+    train_counter,
+)
 from companion.commands import rules as rules_cmd
 
 
@@ -39,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules() -> list[Any]:
     """Every module that registers subcommands (in the order --help lists them)."""
-    return [serve, hall, rules_cmd, replay, calibrate, vision, engine, bridge]
+    return [serve, hall, rules_cmd, replay, calibrate, train_counter, count, engine, bridge]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
