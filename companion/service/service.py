@@ -207,7 +207,7 @@ class Service:
 
         def make(publish: Callable[[dict[str, Any]], None]) -> Any:
             # imported here: numba compiles on first use, and --no-engine should not pay it
-            from companion.engine_worker import EngineWorker
+            from companion.service.engine_worker import EngineWorker
 
             return EngineWorker(publish, seconds=seconds, fair_play=fair_play, loop=loop)
 
