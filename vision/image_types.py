@@ -10,4 +10,4 @@ Image = npt.NDArray[Any]
 """A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 FloatImage = npt.NDArray[Any]
-"""A picture as floats in [0, 1] (typed loosely, as :data:`Image`)."""
+"""A picture as floats (the renderer's working copy; typed loosely, as :data:`Image`)."""
