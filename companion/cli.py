@@ -8,8 +8,6 @@ this module only builds the parser and dispatches. Run ``oware-companion
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +23,7 @@ from companion.commands import (
     train_counter,
 )
 from companion.commands import rules as rules_cmd
+from companion.commands.module_main import run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,21 +53,10 @@ def _command_modules() -> list[Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=getattr(logging, args.log_level),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    func = getattr(args, "func", None)
-    if func is None:
+    if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
-    try:
-        return int(func(args))
-    except KeyboardInterrupt:
-        return 130
-    except (ValueError, OSError) as exc:  # errors meant for people: say it, no traceback
-        print(f"oware-companion: error: {exc}", file=sys.stderr)
-        return 1
+    return run_command(args)
 
 
 if __name__ == "__main__":
