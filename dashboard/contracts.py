@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from core.referee import Referee
 
-from .hub import Hub
+from .hub import Hub, Role
 
 
 class CommandNotLogged(RuntimeError):
@@ -103,7 +103,7 @@ class LiveBoard(Protocol):
         """Every event of the board's session, oldest first."""
         ...
 
-    def state(self, role: str | None = None) -> dict[str, Any]:
+    def state(self, role: Role | None = None) -> dict[str, Any]:
         """The game as the page with this role may see it (``docs/SERVICE_API.md``)."""
         ...
 
