@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from core.referee import Referee
 
@@ -129,6 +129,11 @@ class GameArchive(Protocol):
         ...
 
 
+HealthStatus = Literal["ok", "degraded", "resuming"]
+"""The service's word in ``/health``: ``resuming`` while boards replay their logs, ``degraded``
+while a board's log cannot be written."""
+
+
 class LiveService(Protocol):
     """The running service the app serves (started and stopped with the app)."""
 
@@ -152,7 +157,10 @@ class LiveService(Protocol):
     @property
     def token_required(self) -> bool: ...
     def check_token(self, given: str | None) -> bool: ...
-    def health(self) -> dict[str, Any]: ...
+    def health(self) -> dict[str, Any]:
+        """``status`` (a :data:`HealthStatus`), ``problems``, ``boards``, …"""
+        ...
+
     def board_list(self) -> list[dict[str, Any]]: ...
     async def start(self) -> None: ...
     async def stop(self) -> None: ...

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from companion.commands.camera_shared import (
     add_fine_tuning_options,
@@ -31,6 +31,9 @@ from companion.commands.grab import grab_frame
 
 if TYPE_CHECKING:
     from vision.image_types import Image
+
+CalibrationCounter = Literal["area", "deep", "cnn"]
+"""The counters ``calibrate --counter`` can teach on the two views."""
 
 
 def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +53,7 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--counter",
-        choices=["area", "deep", "cnn"],
+        choices=get_args(CalibrationCounter),
         default="area",
         help="area (default, instant): compare each pit with itself empty; deep or cnn: "
         "fine-tune the deeper networks (needs PyTorch, the 'learn' extra) or the small "
@@ -93,7 +96,7 @@ def calibrate_camera(args: argparse.Namespace) -> int:
     start_path = getattr(args, "start", None)
     no_teach = bool(getattr(args, "no_teach", False))
     interactive = not getattr(args, "yes", False) and sys.stdin.isatty()
-    kind = getattr(args, "counter", "area")
+    kind: CalibrationCounter = getattr(args, "counter", "area")
     if kind == "deep" and not no_teach:
         from vision.deep_train import INSTALL_HINT, torch_available
 

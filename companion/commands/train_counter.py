@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Literal, get_args
 
 from companion.commands.camera_shared import (
     add_fine_tuning_options,
@@ -20,6 +21,9 @@ from companion.commands.camera_shared import (
 )
 
 # the vision package is imported inside the handler: it is the optional "vision" extra
+
+TrainedCounter = Literal["auto", "deep", "cnn"]
+"""The counters ``train-counter --counter`` can fine-tune (auto: deep when PyTorch is there)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     t.add_argument("--out", type=Path, default=None, help="write here (default: in place)")
     t.add_argument(
         "--counter",
-        choices=["auto", "deep", "cnn"],
+        choices=get_args(TrainedCounter),
         default="auto",
         help="deep: the seven-layer network (more accurate; training needs PyTorch, the "
         "'learn' extra); cnn: the small numpy network; auto (default): deep when PyTorch "
@@ -80,7 +84,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
     from vision.ensemble import MEMBERS
     from vision.net_counter import NetCounter
 
-    kind = args.counter
+    kind: TrainedCounter = args.counter
     if kind == "auto":
         kind = "deep" if torch_available() else "cnn"
     elif kind == "deep" and not torch_available():

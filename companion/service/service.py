@@ -42,6 +42,7 @@ from companion.sources import (
 from core.position import Position
 from core.rules import parse_rules_spec
 from core.source import Source
+from dashboard.contracts import HealthStatus
 
 from .board import BoardRuntime
 from .config import ServiceConfig, check_token
@@ -224,8 +225,9 @@ class Service:
             for b, h in boards.items()
             if "storage_error" in h
         ]
+        status: HealthStatus = "resuming" if self.starting else "degraded" if problems else "ok"
         out: dict[str, Any] = {
-            "status": "resuming" if self.starting else "degraded" if problems else "ok",
+            "status": status,
             "problems": problems,
             "boards": boards,
         }
