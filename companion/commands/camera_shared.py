@@ -46,7 +46,7 @@ def add_fine_tuning_options(
 
     All default to None, meaning the counter's own ADAPT_STEPS and
     DEFAULT_VIEWS and vision.ensemble.MEMBERS: the vision package is not
-    imported here (see above), so the handlers fill them in and the help names
+    imported here (see the module docstring), so the handlers fill them in and the help names
     the values (a test keeps the two in step). A caller that wants another
     number of networks by default passes ``members``; the help then names it.
     """
