@@ -43,7 +43,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from companion.commands.vision import add_fine_tuning_options, progress_bar, views_phrase
+from companion.commands.camera_shared import add_fine_tuning_options, progress_bar, views_phrase
 from vision.dataset import load_folder
 from vision.deep_counter import DeepCounter
 from vision.deep_train import INSTALL_HINT

@@ -58,7 +58,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.commands.vision import (
+from companion.commands.camera_shared import (
     add_fine_tuning_options,
     progress_bar,
     views_phrase,

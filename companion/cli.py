@@ -8,14 +8,22 @@ this module only builds the parser and dispatches. Run ``oware-companion
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from companion import __version__
-from companion.commands import bridge, calibrate, engine, hall, replay, serve, vision
+from companion.commands import (
+    bridge,
+    calibrate,
+    count,
+    engine,
+    hall,
+    replay,
+    serve,
+    train_counter,
+)
 from companion.commands import rules as rules_cmd
+from companion.commands.module_main import run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,27 +47,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules() -> list[Any]:
     """Every module that registers subcommands (in the order --help lists them)."""
-    return [serve, hall, rules_cmd, replay, calibrate, vision, engine, bridge]
+    return [serve, hall, rules_cmd, replay, calibrate, train_counter, count, engine, bridge]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=getattr(logging, args.log_level),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    func = getattr(args, "func", None)
-    if func is None:
+    if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
-    try:
-        return int(func(args))
-    except KeyboardInterrupt:
-        return 130
-    except (ValueError, OSError) as exc:  # errors meant for people: say it, no traceback
-        print(f"oware-companion: error: {exc}", file=sys.stderr)
-        return 1
+    return run_command(args)
 
 
 if __name__ == "__main__":

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from core.referee import Referee
 
-from .hub import Hub
+from .hub import Hub, Role
 
 
 class CommandNotLogged(RuntimeError):
@@ -103,7 +103,7 @@ class LiveBoard(Protocol):
         """Every event of the board's session, oldest first."""
         ...
 
-    def state(self, role: str | None = None) -> dict[str, Any]:
+    def state(self, role: Role | None = None) -> dict[str, Any]:
         """The game as the page with this role may see it (``docs/SERVICE_API.md``)."""
         ...
 
@@ -129,6 +129,11 @@ class GameArchive(Protocol):
         ...
 
 
+HealthStatus = Literal["ok", "degraded", "resuming"]
+"""The service's word in ``/health``: ``resuming`` while boards replay their logs, ``degraded``
+while a board's log cannot be written."""
+
+
 class LiveService(Protocol):
     """The running service the app serves (started and stopped with the app)."""
 
@@ -152,7 +157,10 @@ class LiveService(Protocol):
     @property
     def token_required(self) -> bool: ...
     def check_token(self, given: str | None) -> bool: ...
-    def health(self) -> dict[str, Any]: ...
+    def health(self) -> dict[str, Any]:
+        """``status`` (a :data:`HealthStatus`), ``problems``, ``boards``, …"""
+        ...
+
     def board_list(self) -> list[dict[str, Any]]: ...
     async def start(self) -> None: ...
     async def stop(self) -> None: ...

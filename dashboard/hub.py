@@ -19,9 +19,20 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-ROLES = ("referee", "spectator", "player", "overlay", "teaching")
+Role = Literal["referee", "spectator", "player", "overlay", "teaching"]
+"""Who a page is for (``/ws/board/{b}?role=…``): only a referee's page may send commands."""
+ROLES: tuple[Role, ...] = ("referee", "spectator", "player", "overlay", "teaching")
+
+
+def role_named(text: str) -> Role | None:
+    """The role called ``text``; None when there is none of that name."""
+    for role in ROLES:
+        if role == text:
+            return role
+    return None
+
 
 #: Messages a client may lag behind before it is dropped.
 QUEUE_LIMIT = 5000
@@ -31,7 +42,7 @@ QUEUE_LIMIT = 5000
 class Subscriber:
     """One connected page."""
 
-    role: str
+    role: Role
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
     dropped: bool = False
 
@@ -43,7 +54,7 @@ class Hub:
         self._subs: set[Subscriber] = set()
         self.published = 0
 
-    def subscribe(self, role: str) -> Subscriber:
+    def subscribe(self, role: Role) -> Subscriber:
         sub = Subscriber(role)
         self._subs.add(sub)
         return sub

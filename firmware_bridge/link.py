@@ -27,7 +27,7 @@ import select
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 import serial
 
@@ -43,6 +43,9 @@ from firmware_bridge.protocol import (
 
 log = logging.getLogger(__name__)
 
+LinkState = Literal["connected", "disconnected", "reconnecting"]
+"""The serial link's state, as its ``link`` messages and ``health()`` say it."""
+
 BAUD = 115200
 
 LinkItem = Message | dict[str, Any]
@@ -55,7 +58,7 @@ class LinkError(RuntimeError):
 class LinkHealth(TypedDict):
     """The link's part of a sensor source's ``health()``."""
 
-    state: str
+    state: LinkState
     detail: str
     port: str | None
     connects: int
@@ -83,7 +86,7 @@ class SerialLink:
         self.max_backoff_s = max_backoff_s
         self.decoder = FrameDecoder()
         self.tracker = SequenceTracker()
-        self.state = "disconnected"
+        self.state: LinkState = "disconnected"
         self.detail = ""
         self.port: str | None = None
         self.hello: Hello | None = None
@@ -113,7 +116,7 @@ class SerialLink:
         spec = self._port_spec
         return spec if isinstance(spec, str) else spec()
 
-    def _status(self, state: str, detail: str, **extra: Any) -> dict[str, Any]:
+    def _status(self, state: LinkState, detail: str, **extra: Any) -> dict[str, Any]:
         self.state, self.detail = state, detail
         log.info("link %s: %s", state, detail)
         return {"type": "link", "state": state, "detail": detail, **extra}

@@ -54,6 +54,7 @@ import time
 import tty
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from core import Position
 from core.notation import parse_move
@@ -78,8 +79,20 @@ from firmware_bridge.protocol import (
 log = logging.getLogger(__name__)
 
 FIRMWARE_VERSION = (1, 0, 0)
-MISTAKES = ("skip_pit", "origin_pit", "wrong_direction", "missed_capture", "wrong_capture")
-FAULTS = ("garbage", "drop", "reset", "unplug")
+Mistake = Literal["skip_pit", "origin_pit", "wrong_direction", "missed_capture", "wrong_capture"]
+"""A player's mistake the virtual board can make."""
+MISTAKES: tuple[Mistake, ...] = (
+    "skip_pit",
+    "origin_pit",
+    "wrong_direction",
+    "missed_capture",
+    "wrong_capture",
+)
+Fault = Literal["garbage", "drop", "reset", "unplug"]
+"""A fault of the device or its cable the virtual board can make."""
+FAULTS: tuple[Fault, ...] = ("garbage", "drop", "reset", "unplug")
+TruthKind = Literal["move", "mistake", "fixed", "game_over", "new_game"]
+"""What a :class:`TruthEvent` records."""
 
 #: At full speed, the most bytes the device lets pile up unread (about 15 frames).
 MAX_BACKLOG = 1024
@@ -202,7 +215,7 @@ class TruthEvent:
     """What really happened on the virtual board (for tests and the benchmark)."""
 
     t: float
-    kind: str  # "move", "mistake", "fixed", "game_over", "new_game"
+    kind: TruthKind
     pit: int | None = None
     detail: str = ""
     counts: tuple[int, ...] = ()
@@ -215,7 +228,7 @@ class PlayerOptions:
     moves: Sequence[int | str] | None = None
     chooser: MoveChooser | None = None
     mistakes: float = 0.0
-    mistake_kinds: Sequence[str] = MISTAKES
+    mistake_kinds: Sequence[Mistake] = MISTAKES
     think_s: tuple[float, float] = (1.5, 4.0)
     seed_interval_s: tuple[float, float] = (0.25, 0.5)
     fix_delay_s: float = 3.0
@@ -264,7 +277,7 @@ class VirtualPlayer:
         self.finished = False
         physics.set_counts(self.position.pits, self.position.stores)
 
-    def _note(self, t: float, kind: str, pit: int | None = None, detail: str = "") -> None:
+    def _note(self, t: float, kind: TruthKind, pit: int | None = None, detail: str = "") -> None:
         self.truth.append(TruthEvent(t, kind, pit, detail, tuple(self.physics.counts())))
 
     def _choose(self) -> int | None:
@@ -451,7 +464,7 @@ class DeviceOptions:
     rate_hz: int = 80
     faults: float = 0.0
     """Random link faults per minute of device time (each one of :data:`FAULTS`)."""
-    fault_kinds: Sequence[str] = FAULTS
+    fault_kinds: Sequence[Fault] = FAULTS
     noise_g: float = 0.03
     drift_g_per_min: float = 0.05
     seed_mean_g: float = 2.4

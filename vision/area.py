@@ -37,9 +37,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.features import DISK, RING, SIDE
+from vision.image_types import Image
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Floats = npt.NDArray[np.float64]
 
 MAX_COUNT = 48

@@ -24,12 +24,10 @@ from vision.area import AreaCounter, AreaModel
 from vision.calibration import Calibration, CalibrationError
 from vision.counter import Counter, PitCounter
 from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.image_types import Image
 from vision.layout import BoardLayout
 from vision.locate import find_board
 from vision.net_counter import NetCounter
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 
 def locate(

@@ -27,13 +27,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.image_types import Image
 from vision.layout import BoardLayout
 
 FORMAT = "oware-vision-calibration"
 VERSION = 1
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 
 class CalibrationError(ValueError):

@@ -41,10 +41,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.image_types import Image
 from vision.model import softmax
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Tensor = npt.NDArray[np.float32]
 
 SIDE = 40

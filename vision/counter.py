@@ -32,10 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.features import features_of
+from vision.image_types import Image
 from vision.model import MLP, fit_temperature, load_model_json
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 MAX_COUNT = 48
 """Beliefs cover 0 … MAX_COUNT seeds (all the seeds of a two-player game)."""

@@ -17,14 +17,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+from vision.image_types import Image
 
 HELD_OUT_PERCENT = 40
 """Share of images (by file-name hash) that are never used to train or tune."""

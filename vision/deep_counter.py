@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from vision.deep_net import DeepNetwork, prepare_deep
-from vision.ensemble import EnsembleCounter, Image, Inputs, Progress, TrainingSet
+from vision.ensemble import EnsembleCounter, Inputs, Progress, TrainingSet
+from vision.image_types import Image
 
 ADAPT_STEPS = 1500
 """Fine-tuning batches (of 64) per member: about two minutes on two cores."""

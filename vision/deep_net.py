@@ -38,10 +38,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.cnn import _conv, _decode, _encode, _pool, relative_to_wood, wood_ring
+from vision.image_types import Image
 from vision.model import softmax
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Tensor = npt.NDArray[np.float32]
 
 SIDE = 48

@@ -60,9 +60,8 @@ from vision.deep_net import (
     normalise_deep,
     prepare_deep,
 )
+from vision.image_types import Image
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Progress = Callable[[int, int], None]
 Pool = tuple[Sequence[Image], Sequence[int], float]
 """Further training examples: (crops, counts, the share of every batch drawn from them)."""

@@ -63,11 +63,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.counter import MAX_COUNT, shape_beliefs
+from vision.image_types import Image
 from vision.model import best_temperature, load_model_json
 from vision.seed_paste import pasted_piles
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Inputs = npt.NDArray[np.float32]
 Progress = Callable[[int, int], None]
 

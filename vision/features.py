@@ -25,14 +25,12 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+from vision.image_types import Image
+
 Vector = npt.NDArray[np.float32]
 
 SIDE = 48

@@ -24,10 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.calibration import Calibration
+from vision.image_types import Image
 from vision.layout import BoardLayout
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Quad = npt.NDArray[Any]
 
 _DICTIONARY = cv2.aruco.DICT_4X4_50

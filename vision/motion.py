@@ -28,16 +28,13 @@ row and no pit is covered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.image_types import Image
 from vision.layout import BoardLayout
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from vision.cnn import Network, prepare_many
-from vision.ensemble import EnsembleCounter, Image, Inputs, Progress, TrainingSet
+from vision.ensemble import EnsembleCounter, Inputs, Progress, TrainingSet
+from vision.image_types import Image
 
 ADAPT_STEPS = 3000
 """Fine-tuning steps (batches of 32) per member: about 2–3 minutes on one core."""

@@ -28,11 +28,9 @@ from core.observation import Observation, PitReading
 from core.referee import presets
 from vision.calibration import Calibration
 from vision.counter import Counter, PitCounter, counter_from_json
+from vision.image_types import Image
 from vision.locate import corner_error, find_board
 from vision.motion import MotionDetector, MotionState
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 #: Referee settings that suit a camera (pass as ``Referee(start, **CAMERA_REFEREE)``):
 #: the referee's own preset for cameras, :data:`core.referee.presets.CAMERA`.

@@ -27,16 +27,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from vision.calibrate import contradicted
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+from vision.image_types import Image
 
 
 @dataclass

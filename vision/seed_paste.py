@@ -56,14 +56,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+from vision.image_types import Image
+
 Floats = npt.NDArray[np.float32]
 
 MAX_OVERLAP = 0.35

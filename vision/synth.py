@@ -34,17 +34,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.image_types import FloatImage, Image
 from vision.layout import BoardLayout
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
-FloatImage = npt.NDArray[Any]
 
 
 @dataclass(frozen=True)

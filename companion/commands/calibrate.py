@@ -3,14 +3,14 @@
 The source URL decides which: ``serial://…`` and ``sim://`` walk a person through
 tare and seed-weight calibration of a sensor board (:mod:`companion.commands.bridge`);
 ``camera://…`` and ``video://…`` locate the board and learn its pits
-(:mod:`companion.commands.vision`).
+(:mod:`companion.commands.camera_calibration`).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from companion.commands import bridge, vision
+from companion.commands import bridge, camera_calibration
 from companion.sources import is_camera_url
 
 SENSOR_SCHEMES = ("serial://", "sim://")
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=15.0,
         help="seconds to wait for a sensor board (default 15)",
     )
-    vision.add_calibrate_arguments(p)
+    camera_calibration.add_calibrate_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -47,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
     if url.startswith(SENSOR_SCHEMES):
         return bridge.calibrate_serial(args)
     if is_camera_url(url):
-        return vision.calibrate_camera(args)
+        return camera_calibration.calibrate_camera(args)
     raise ValueError(f"cannot calibrate {url!r}: use serial://…, sim://, camera://… or video://…")

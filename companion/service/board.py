@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from core.observation import Observation, most_likely
 from core.position import Position
@@ -55,7 +55,7 @@ from core.referee.session import (
 )
 from core.source import Source
 from dashboard.contracts import CommandNotLogged
-from dashboard.hub import Hub, Subscriber
+from dashboard.hub import Hub, Role, Subscriber
 
 from .camera import CameraControls, camera_controls
 from .checkpoint import CHECKPOINT_BUSY, Checkpointer
@@ -80,6 +80,9 @@ SILENT_AFTER = 2.0
 
 #: Link states in which a source is expected to send frames.
 TALKING = ("connected", "unsure")
+
+StorageState = Literal["ok", "failing"]
+"""Whether the session log is being written (the storage message's and health's word)."""
 
 #: Seconds between two tries to write again after a write failed (a full disk).
 STORAGE_RETRY = 0.5
@@ -579,12 +582,16 @@ class BoardRuntime:
         with contextlib.suppress(RuntimeError):  # no running loop: the next item retries
             self._retry_handle = asyncio.get_running_loop().call_later(STORAGE_RETRY, retry)
 
+    def storage_state(self) -> StorageState:
+        """``ok``, or ``failing`` while the session log cannot be written."""
+        return "ok" if self.storage_error is None else "failing"
+
     def storage_message(self) -> dict[str, Any]:
         """What the pages show about the log: ``ok``, or ``failing`` with why."""
         return {
             "type": "storage",
             "board": self.board,
-            "state": "ok" if self.storage_error is None else "failing",
+            "state": self.storage_state(),
             "detail": self.storage_error or "",
             "dropped": self.dropped,
         }
@@ -735,7 +742,7 @@ class BoardRuntime:
         (:func:`core.records.records_from_events`)."""
         return records_from_events(self._game_start, self._game_events)[-1]
 
-    def state(self, role: str | None = None) -> dict[str, Any]:
+    def state(self, role: Role | None = None) -> dict[str, Any]:
         """``Referee.state()`` plus what the page needs about the board (SERVICE_API.md).
 
         Under fair play only the referee's copy carries a suggestion: the players can see
@@ -776,7 +783,7 @@ class BoardRuntime:
             "spectators": self.hub.count,
             "log": str(self.session.path.relative_to(self.data_dir)),
             "resumed": self.resumed,
-            "storage": "ok" if self.storage_error is None else "failing",
+            "storage": self.storage_state(),
         }
         if self.storage_error is not None:
             out["storage_error"] = self.storage_error

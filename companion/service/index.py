@@ -163,12 +163,12 @@ class GameIndex:
         *,
         moves: int,
         result: str,
-        record: dict[str, Any] | None,
+        record: dict[str, Any],
         ended: float | None = None,
     ) -> None:
         self._db.execute(
             "UPDATE games SET moves = ?, result = ?, record = ?, ended = ? WHERE id = ?",
-            (moves, result, None if record is None else json.dumps(record), ended, game_id),
+            (moves, result, json.dumps(record), ended, game_id),
         )
 
     def end_game(self, game_id: int, ended: float | None = None) -> None:
@@ -270,7 +270,7 @@ class IndexWriter:
         *,
         moves: int,
         result: str,
-        record: dict[str, Any] | None,
+        record: dict[str, Any],
         ended: float | None,
     ) -> None:
         def op(db: GameIndex) -> None:

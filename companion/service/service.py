@@ -42,6 +42,7 @@ from companion.sources import (
 from core.position import Position
 from core.rules import parse_rules_spec
 from core.source import Source
+from dashboard.contracts import HealthStatus
 
 from .board import BoardRuntime
 from .config import ServiceConfig, check_token
@@ -207,7 +208,7 @@ class Service:
 
         def make(publish: Callable[[dict[str, Any]], None]) -> Any:
             # imported here: numba compiles on first use, and --no-engine should not pay it
-            from companion.engine_worker import EngineWorker
+            from companion.service.engine_worker import EngineWorker
 
             return EngineWorker(publish, seconds=seconds, fair_play=fair_play, loop=loop)
 
@@ -224,8 +225,9 @@ class Service:
             for b, h in boards.items()
             if "storage_error" in h
         ]
+        status: HealthStatus = "resuming" if self.starting else "degraded" if problems else "ok"
         out: dict[str, Any] = {
-            "status": "resuming" if self.starting else "degraded" if problems else "ok",
+            "status": status,
             "problems": problems,
             "boards": boards,
         }

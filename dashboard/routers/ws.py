@@ -40,7 +40,7 @@ from core.referee import CommandError
 from core.referee.command_check import CommandInvalid, parse_json
 from dashboard.contracts import CommandNotLogged, LiveBoard, LiveService
 from dashboard.guard import origin_allowed
-from dashboard.hub import ROLES, Hub, Subscriber
+from dashboard.hub import ROLES, Hub, Role, Subscriber, role_named
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ _closed_for_input = _Quiet()
 class _Access:
     """What one connection may do; a referee's page gains commands by sending its token."""
 
-    def __init__(self, role: str, may_command: bool) -> None:
+    def __init__(self, role: Role, may_command: bool) -> None:
         self.role = role
         self.may_command = may_command
 
@@ -94,7 +94,8 @@ async def board_socket(
     if runtime is None:
         await ws.close(POLICY, f"no board {b}")
         return
-    if role not in ROLES:
+    page = role_named(role)
+    if page is None:
         await ws.close(POLICY, f"unknown role {role!r}; roles: {', '.join(ROLES)}")
         return
     if not origin_allowed(
@@ -104,11 +105,11 @@ async def board_socket(
         return
     header = ws.headers.get("authorization", "")
     given = header[7:].strip() if header.lower().startswith("bearer ") else token
-    access = _Access(role, role == "referee" and service.check_token(given))
+    access = _Access(page, page == "referee" and service.check_token(given))
     # the referee's page without the token it needs sees what a spectator sees (under fair
     # play the suggestions are the referee's alone) until it sends the token; its commands
     # are answered as refused
-    seen_as = "spectator" if role == "referee" and not access.may_command else role
+    seen_as: Role = "spectator" if page == "referee" and not access.may_command else page
     await ws.accept()
     sub = runtime.hub.subscribe(seen_as)
     close: tuple[int, str] | None = None

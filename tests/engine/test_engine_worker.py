@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from companion import endgame_store
-from companion.engine_worker import EngineWorker
+from companion.service.engine_worker import EngineWorker
 from core import Position
 
 

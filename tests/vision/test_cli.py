@@ -10,14 +10,18 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.commands import vision as cmd
+from companion.commands import count as count_command
+from companion.commands import train_counter
+from companion.commands.camera_calibration import calibrate_camera
 from tests.vision.conftest import Board
 from vision.calibration import Calibration
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="oware-companion")
-    cmd.register(parser.add_subparsers(dest="command"))
+    subparsers = parser.add_subparsers(dest="command")
+    train_counter.register(subparsers)
+    count_command.register(subparsers)
     return parser
 
 
@@ -52,7 +56,7 @@ def _calibrate(files: dict[str, Path], **changes: object) -> argparse.Namespace:
 
 def test_calibrate_then_count(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     args = _calibrate(files)
-    assert cmd.calibrate_camera(args) == 0
+    assert calibrate_camera(args) == 0
     cal = Calibration.load(files["cal"])
     assert cal.method == "aruco" and cal.counter is not None
     assert "warning" not in capsys.readouterr().err  # the area counter learns every count
@@ -77,7 +81,7 @@ def test_calibrate_then_count(files: dict[str, Path], capsys: pytest.CaptureFixt
 def test_manual_corners(files: dict[str, Path], board: Board) -> None:
     corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in board.calibration.corners)
     args = _calibrate(files, corners=corners)
-    assert cmd.calibrate_camera(args) == 0
+    assert calibrate_camera(args) == 0
     assert Calibration.load(files["cal"]).method == "manual"
 
 
@@ -99,7 +103,7 @@ def test_errors_give_exit_codes(
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.zeros((720, 1280, 3), np.uint8))
     args = _calibrate(files, out=str(tmp_path / "c.json"), empty=blank, start=blank)
-    assert cmd.calibrate_camera(args) == 2  # no board in a black picture: said in words
+    assert calibrate_camera(args) == 2  # no board in a black picture: said in words
 
 
 @pytest.mark.parametrize("option", ["--steps", "--members", "--views"])
@@ -120,7 +124,7 @@ def test_calibrate_deep_without_pytorch_says_so_before_anything(
     import vision.deep_train
 
     monkeypatch.setattr(vision.deep_train, "torch_available", lambda: False)
-    assert cmd.calibrate_camera(_calibrate(files, counter="deep")) == 2
+    assert calibrate_camera(_calibrate(files, counter="deep")) == 2
     assert "PyTorch" in capsys.readouterr().err
     assert not files["cal"].exists()
 
@@ -146,7 +150,7 @@ def test_calibrate_with_the_network_counter(
 ) -> None:
     """--counter cnn|deep fine-tunes the networks on the two views and stores them."""
     args = _calibrate(files, counter=kind, steps=30, members=2)
-    assert cmd.calibrate_camera(args) == 0
+    assert calibrate_camera(args) == 0
     cal = Calibration.load(files["cal"])
     assert cal.counter is not None and cal.counter["kind"] == kind
     assert len(cal.counter["networks"]) == 2
@@ -235,7 +239,7 @@ def test_calibrate_once_and_every_command_reads_it(
     err = capsys.readouterr().err
     assert f"no camera calibration at {saved}" in err and "oware-companion calibrate" in err
 
-    assert cmd.calibrate_camera(_calibrate(files, out=None)) == 0
+    assert calibrate_camera(_calibrate(files, out=None)) == 0
     assert f"wrote {saved}" in capsys.readouterr().out
     ns = _parser().parse_args(count)
     assert ns.func(ns) == 0
@@ -268,7 +272,7 @@ def test_calibrating_again_keeps_the_trained_counter(
     before = files["cal"].read_text()
     corners = " ".join(f"{x + 3:.1f},{y:.1f}" for x, y in board.calibration.corners)
     grab = f"video://{files['photo']}"  # the frame --no-teach takes from the "camera"
-    assert cmd.calibrate_camera(_calibrate(files, no_teach=True, corners=corners, source=grab)) == 0
+    assert calibrate_camera(_calibrate(files, no_teach=True, corners=corners, source=grab)) == 0
     out = capsys.readouterr().out
     assert f"kept the deep counter already in {files['cal']}" in out
     relocated = Calibration.load(files["cal"])
@@ -276,7 +280,7 @@ def test_calibrating_again_keeps_the_trained_counter(
     assert relocated.corners[0][0] == pytest.approx(board.calibration.corners[0][0] + 3, abs=0.1)
     backup = files["cal"].with_name("cal.json.previous")
     assert backup.read_text() == before
-    assert cmd.calibrate_camera(_calibrate(files)) == 0  # teach anew: the area counter
+    assert calibrate_camera(_calibrate(files)) == 0  # teach anew: the area counter
     assert f"the previous calibration is kept as {backup}" in capsys.readouterr().out
     assert Calibration.load(files["cal"]).counter["kind"] == "area"  # type: ignore[index]
     assert Calibration.load(backup).counter == trained.counter
@@ -289,7 +293,7 @@ def test_locating_without_teaching_and_no_counter_to_keep_warns(
     corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in board.calibration.corners)
     grab = f"video://{files['photo']}"
     assert not files["cal"].exists()
-    assert cmd.calibrate_camera(_calibrate(files, no_teach=True, corners=corners, source=grab)) == 0
+    assert calibrate_camera(_calibrate(files, no_teach=True, corners=corners, source=grab)) == 0
     err = capsys.readouterr().err
     assert "warning: no counter was taught" in err and "without --no-teach" in err
     assert Calibration.load(files["cal"]).counter is None

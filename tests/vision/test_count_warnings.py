@@ -11,13 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.commands import vision as cmd
+from companion.commands import count as count_command
 from tests.vision.conftest import Board
 
 
 def _count(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="oware-companion")
-    cmd.register(parser.add_subparsers(dest="command"))
+    count_command.register(parser.add_subparsers(dest="command"))
     return parser.parse_args(["count", *argv])
 
 

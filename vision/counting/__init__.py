@@ -25,12 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy.typing as npt
-
 from vision.counter import PitCounter
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+from vision.image_types import Image
 
 
 @dataclass(frozen=True)

@@ -41,10 +41,9 @@ import numpy.typing as npt
 from vision.cnn import _decode, _encode
 from vision.counter import MAX_COUNT, shape_beliefs
 from vision.deep_net import DeepNetwork, prepare_deep
+from vision.image_types import Image
 from vision.model import best_temperature, softmax
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 Floats = npt.NDArray[np.float64]
 
 L2 = 1e-2

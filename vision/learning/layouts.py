@@ -32,15 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from vision.image_types import Image
 from vision.layout import BoardLayout
-
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
 
 SEEDS = 48
 """Seeds in an Oware set: every layout uses all of them."""

@@ -34,10 +34,8 @@ from typing import Any
 
 import cv2
 import numpy as np
-import numpy.typing as npt
 
-Image = npt.NDArray[Any]
-"""A BGR uint8 picture (typed loosely: OpenCV's stubs return generic arrays)."""
+from vision.image_types import Image
 
 PIT_RADIUS = 0.022
 """Radius of the pit's rim, metres (Oware pits are 4 to 5 cm across)."""
