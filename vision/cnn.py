@@ -3,13 +3,13 @@
 Why a network: hand-made features (:mod:`vision.features`) summarise a pit
 by colour and edge histograms, and those histograms cannot tell six
 touching seeds from seven. A few convolution layers learn what one seed
-looks like on the user's board and count the shapes; measured on real
-photographs (``python -m bench.vision``) this is what closes the gap.
+looks like on the user's board and count the shapes (figures:
+``docs/VISION.md``, "The two networks").
 
 Why numpy: the product must run with what it already depends on and train
 on the user's machine during calibration, without downloading anything. The
-network is small enough for that: about 25,000 weights, a few milliseconds
-per pit on one core, a minute or two of training on a few hundred crops.
+network is small enough for that: about 25,000 weights (its speed:
+``docs/VISION.md``, "The two networks").
 
 Shape of the network (images are ``SIDE`` × ``SIDE``, channels last)::
 

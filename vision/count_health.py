@@ -21,23 +21,8 @@ half the seen pits are vague (the median pit is). The median, because honest
 beliefs widen on tall piles, and an Oware board's 48 seeds leave at least
 half its pits with few: a board is not unsure for its two piles of fifteen.
 
-Measured:
-
-* real photographs (``python -m bench.vision --games``, which plays games whose pits
-  show real photographs through :class:`CountHealth`): with the five
-  networks fine-tuned on the train split, the median pit of each board held
-  0.98-1.00 of its belief within one seed, and no game of 2 × 200 was called
-  unsure (none either with out-of-fold beliefs, 3 × 200); with networks
-  fine-tuned on 0 and 4 seeds alone, 0.39-0.52, and every game was, at its
-  third settled board;
-* four rendered games (``vision.synth_game``, seeds 0-3): the counter the
-  calibration step teaches (the pit-area one) follows every move, its boards
-  at 0.81-1.00, never called unsure; the built-in networks with their
-  temperature floored as after two views, 0.35-0.65, called unsure in all
-  four. The built-in counter untaught (a calibration holding corners only)
-  loses moves in every game at 0.43-0.90 and is called unsure in one of four:
-  its misreadings are mostly sure ones, which this module cannot see (the
-  referee's alerts, or its silence, show them).
+How well this tells a taught counter from an untaught one, on real photographs
+and on rendered games, is in ``docs/VISION.md``, "Count health".
 
 :class:`CountHealth` turns the per-board verdict into a state that changes
 only after :data:`BOARDS` settled boards in a row say so, so one odd board

@@ -3,11 +3,10 @@
 Why a second network: the small network of :mod:`vision.cnn` trains in
 numpy on the user's machine, but three convolutions are not enough to count
 piles of four to eight seeds that touch and hide each other. This one has
-seven convolutions with batch normalisation; measured by cross-validation on
-the development photographs it is right about six points more often
-(``python -m bench.vision``, numbers in the README). Training it needs PyTorch (the
-``learn`` extra); *running* it needs only numpy and OpenCV, so a calibration
-file made on one machine counts on any other.
+seven convolutions with batch normalisation and counts such piles right more
+often (figures: ``docs/VISION.md``, "The two networks"). Training it needs
+PyTorch (the ``learn`` extra); *running* it needs only numpy and OpenCV, so a
+calibration file made on one machine counts on any other.
 
 Shape (images are ``SIDE`` × ``SIDE``, channels last; ``w`` is the width)::
 

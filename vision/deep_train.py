@@ -22,24 +22,10 @@ What a training run does, and why:
   the softmax temperature, so reported confidence matches how often the
   network is right. Members of an ensemble hold back different fifths.
 
-Measured on the development photographs (5-fold cross-validation inside
-their training split, ``python -m bench.learning_curve --shares 1``): before the
-pasted piles, 88.5–89.6 % exact with one network per fold, against
-76.6–82.0 % for the small numpy network fine-tuned the same way; with them,
-90.6 % (mean log-likelihood −0.314) at batch seed 0 and 89.9–92.4 % in two
-runs at seed 1 (PyTorch's threads do not add up in the same order twice).
-
-Measured the same way, against those runs, and not adopted:
-
-* crops resized to 64 pixels instead of :data:`vision.deep_net.SIDE`
-  (48): 91.0 %, −0.308 at seed 0, for about 1.8 times the counting time;
-* training on every crop instead of holding a fifth back (the temperature
-  then fitted on crops the network had seen): 91.0 %, −0.290 at seed 0;
-* each count drawn as often as any other, however few crops show it:
-  87.4 % and 91.0 %, worse at both seeds;
-* a head that adds up a map of seed density (a count that is a sum by
-  construction): alone, 79 % after two folds; added to the classifier's
-  scores, 88.5 %, −0.296.
+Variants tried and not adopted (larger crops, training on every crop,
+drawing every count equally often, a head that adds up a map of seed
+density), and the figures of the adopted training, with the command that
+measured them, are in ``docs/VISION.md``, "Training the deep network".
 """
 
 from __future__ import annotations

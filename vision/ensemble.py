@@ -7,10 +7,10 @@ is fine-tuned and where its built-in weights live. Everything else is here:
 
 * **Why several networks.** Fine-tuned on a few hundred crops, one network's
   accuracy depends on its luck (which batches it saw, which fifth it held
-  back): on the development photographs single networks differed by up to
-  ten points on the same images. Averaging the beliefs of networks that each
-  held back a different fifth removes much of that luck and uses every crop
-  for training; ``python -m bench.vision`` measures what it gains.
+  back). Averaging the beliefs of networks that each held back a different
+  fifth removes much of that luck and uses every crop for training;
+  ``python -m bench.vision`` measures what it gains (figures:
+  ``docs/VISION.md``, "Ensembles and views").
 * **A fine-tuning does not forget.** The calibration gives only two counts
   (0 and 4); fine-tuning on them alone would teach the network that every
   pit holds 0 or 4 seeds. Rendered pits (:func:`rehearsal_pits`) rehearse
@@ -26,9 +26,8 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   temperature made networks that read nearly every real pit as 0 or 4 sure
   of it. Below :data:`FEW_COUNTS` counts the temperature is at least
   :data:`FEW_COUNTS_TEMPERATURE`: the beliefs stay wide rather than
-  confidently wrong. Wide is not enough, though: on 200 games shown as real
-  photographs (``python -m bench.vision --adapt-counts 0,4 --games 200``) the
-  referee could name none of the moves from such beliefs. Such networks
+  confidently wrong. Wide is not enough for the referee to name moves from
+  such beliefs (``docs/VISION.md``, "Ensembles and views"), so such networks
   wait for labelled photos of more counts (``train-counter``); the
   calibrate command says so.
 
@@ -36,14 +35,10 @@ is fine-tuned and where its built-in weights live. Everything else is here:
   its count does not change when the crop is turned by a quarter or
   mirrored. With ``views`` > 1 every network also reads the turned and
   mirrored crops and all those beliefs are averaged ("test-time
-  augmentation"). It costs ``views`` times the counting time. Measured on
-  the development photographs with the deep counter (before it learnt from
-  pasted piles, :mod:`vision.seed_paste`), eight views made the
-  beliefs better (mean log-likelihood −0.329 → −0.312 on the held-out
-  photographs, −0.335 → −0.298 in cross-validation) but not the counts
-  (89.6 % exact either way held out; +1.4 points in cross-validation, about
-  the noise between two runs), at 6 instead of 80 crops a second on one
-  core. So one view is the default and more are an option.
+  augmentation"). It costs ``views`` times the counting time. More views
+  made the beliefs better but not the counts, at a large cost in speed
+  (``docs/VISION.md``, "Ensembles and views"), so one view is the default
+  and more are an option.
 
 A subclass names its network's JSON kind and preparation, and implements
 :meth:`EnsembleCounter._fine_tune_one` for one member: the base class has

@@ -8,10 +8,11 @@ only the newest few per count. This album keeps them all, in the layout
 
     <folder>/4/20261122-162730-m012-p03.png    # move 12's position, pit 3 (D)
 
-``python -m bench.learning_curve`` measured that the counting goals need several
-hundred labelled photographs of a board; a game of 50 moves gives 600. After
-a few games, ``oware-companion train-counter <folder>`` fine-tunes the
-counter on all of them.
+The learning curve (``python -m bench.learning_curve``) says the counting
+goals need several hundred labelled photographs of a board; a game of 50
+moves gives 600 (figures: ``docs/VISION.md``, "Pit album"). After a few
+games, ``oware-companion train-counter <folder>`` fine-tunes the counter on
+all of them.
 
 A position whose reading flatly contradicts the confirmed counts (some pit
 gave the confirmed count less than 1 % belief) is left out, as the learner

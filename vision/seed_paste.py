@@ -21,24 +21,11 @@ them. This module makes new piles out of the user's *real* pixels instead:
    the middle of the bowl as it can (seeds roll to the bottom). A pasted
    seed may lie partly on others, as on a real pile.
 
-Measured on the development photographs: 5-fold cross-validation inside the
-train split (one deep network per fold, the held-out split never read), a
-fine-tuning batch drawing 0.3 of its crops from 1500 pasted piles
-(:data:`vision.deep_counter.PASTED_SHARE`), against the same fine-tuning
-without them:
-
-* batch seed 0: exact 89.2 % → 87.8 %, 0–5 seeds 95.5 % → 94.0 %, mean
-  log-likelihood −0.326 → −0.312;
-* batch seed 1: exact 88.1 % → 91.4 %, 0–5 seeds 94.5 % → 96.5 %, −0.332 → −0.277;
-* batch seed 2 (with them only): exact 92.1 %, 0–5 seeds 95.5 %, −0.292.
-
-Better beliefs every time, more exact counts on average (90.4 % against
-88.7 %), with seed-to-seed swings of three points. A variant that made tall
-piles as often as short ones, let a seed lie half on others and judged the
-wood by the redder half of the crop did no better (seed 0: 88.8 %, −0.327).
-On the held-out photographs (``python -m bench.vision --dataset DIR --adapt DIR``,
-five networks): exact 89.6 % → 92.0 %, 0–5 seeds 94.5 % → 93.8 % (one
-photograph), mean log-likelihood −0.329 → −0.284.
+A fine-tuning batch draws a share of its crops
+(:data:`vision.deep_counter.PASTED_SHARE`) from the pasted piles. Against the
+same fine-tuning without them, they gave better beliefs every time and more
+exact counts on average; the figures, and a variant that did no better, are
+in ``docs/VISION.md``, "Pasted piles".
 
 Assumptions, and what happens when they fail: the crop is framed on its pit
 (the pit fills most of it, as :meth:`vision.calibration.Calibration.pit_crops`

@@ -51,8 +51,9 @@ The first sweep generates every move of every board. The positions still
 open after it get their capture moves' best value and their same-layer
 children's ranks recorded (33 bytes each), so that the remaining sweeps
 are plain gathers over compact arrays. Nearly all positions are still open
-after the first sweep (96 % at 16 seeds), so the 20-seed layer needs about
-2.7 GB for these records on top of the 0.4 GB of values and bounds.
+after the first sweep, so these records take several times the memory of
+the values and bounds (figures: ``docs/ENGINE.md``, "Endgame databases:
+memory").
 
 Memory layout
 -------------

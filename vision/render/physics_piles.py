@@ -11,11 +11,9 @@ seed that bounced out of the bowl is dropped again, so a photo of ``n`` seeds ho
 The picture is PyBullet's own CPU rasteriser (TinyRenderer: one directional light and
 its shadows, a wood texture made here), seen from above at a random height and tilt,
 then blurred, given sensor noise and a white balance by :mod:`vision.synth`'s finish.
-Measured on this two-core machine at 96 × 96 pixels: the rasteriser takes 6-8 ms a
-photo, the physics 0.1-0.8 s (0-14 seeds; piles of 20 about 3 s), so the physics decides
-the cost, about 40 minutes of one core for 5,000 photos. A path tracer (Cycles through
-``bpy``, Mitsuba 3) would light the piles more faithfully; it has not been measured here
-yet, and the counter has not yet been trained on these photos (see ``docs/VISION.md``).
+The physics, not the rasteriser, decides the cost (figures: ``docs/VISION.md``,
+"Physics renders"). A path tracer (Cycles through ``bpy``, Mitsuba 3) would light the
+piles more faithfully; what has been tried so far is in ``docs/VISION.md``.
 
 ``python -m vision.render.physics_piles OUT --per-count N`` writes ``OUT/<count>/<k>.png``
 with a progress bar; photos already there are kept (the cache), so a stopped run goes
