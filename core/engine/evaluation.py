@@ -44,7 +44,9 @@ MATERIAL_ONLY = np.array([100, 0, 0, 0, 0], dtype=np.int64)
 @njit
 def final_score(mine: int, theirs: int) -> int:
     """Score of a finished game where the mover ends with ``mine`` and the opponent ``theirs``."""
-    margin = mine - theirs
+    # (int(): the counts may come as int8 from a board array, and without numba NumPy 2
+    # keeps int8 through the arithmetic and overflows at WIN)
+    margin = int(mine) - int(theirs)
     if margin > 0:
         return WIN + 100 * margin
     if margin < 0:
@@ -62,8 +64,8 @@ def evaluate(
     empty = 0
     kroo = 0
     for i in range(6):
-        a = board[i]
-        b = board[i + 6]
+        a = int(board[i])
+        b = int(board[i + 6])
         on_side += a - b
         if b == 1 or b == 2:
             vulnerable += 1
@@ -78,7 +80,7 @@ def evaluate(
         if b >= 12:
             kroo -= 1
     return int(
-        weights[0] * (mine - theirs)
+        weights[0] * (int(mine) - int(theirs))
         + weights[1] * on_side
         + weights[2] * vulnerable
         + weights[3] * empty

@@ -121,7 +121,10 @@ def test_search_runs_without_numba() -> None:
         "from core import Position; from core.engine import _jit; "
         "from core.engine.analysis import analyze; assert not _jit.HAVE_NUMBA; "
         "a = analyze(Position.initial().play(2), seconds=0.5); "
-        "print(a.best, a.pv[0], a.depth, len(a.moves))"
+        "print(a.best, a.pv[0], a.depth, len(a.moves)); "
+        # a won endgame: the score WIN + margin overflowed NumPy 2's int8 without numba
+        "e = analyze(Position.from_text('0-0-0-0-0-1-1-1-0-0-0-0-24-21-S'), seconds=0.5); "
+        "print(e.best_name, e.moves[0].result)"
     )
     env = dict(os.environ, OWARE_NO_NUMBA="1")
     out = subprocess.run(
@@ -133,8 +136,10 @@ def test_search_runs_without_numba() -> None:
         check=True,
         timeout=120,
     )
-    best, first, depth, moves = map(int, out.stdout.split())
+    opening, endgame = out.stdout.splitlines()
+    best, first, depth, moves = map(int, opening.split())
     assert best == first and best >= 6 and depth >= 2 and moves == 6
+    assert endgame.split() == ["F", "win"]
 
 
 def test_with_the_database_the_engine_never_does_worse_than_its_value(database: np.ndarray) -> None:
