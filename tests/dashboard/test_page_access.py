@@ -158,8 +158,9 @@ def test_phone_referee_view(live_server: LiveServer, new_page: Any, page_errors:
     assert wide == [], f"wider than the phone: {wide}"
     # The alerts come first, right under a compact top bar; the board uses the width and
     # fits on one screen (a long alert may push it below the first one).
-    box = card.bounding_box()
-    assert box is not None and 0 <= box["y"] <= 400
+    # (looked up again: a later event may re-render the alerts, detaching the first handle)
+    box = page.locator("article.alert[data-pits]").first.bounding_box()
+    assert card is not None and box is not None and 0 <= box["y"] <= 400
     board = page.locator("#board svg").bounding_box()
     assert board is not None and board["height"] <= 844 / 2 and board["width"] >= 300
     # Pit letters stay readable on the small board (at least 10 CSS pixels high).
