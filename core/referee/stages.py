@@ -79,7 +79,8 @@ class Stage:
     key: StageKey
     board: tuple[int, ...]
     in_hand: bool
-    """Seeds are in a hand, to be sown."""
+    """A hand is at work: seeds in it still to be sown, or a capture half taken (a still
+    board with every pit in view shows neither)."""
     move: int | None
     """The pit being played (None: nothing lifted)."""
     mistake: Mistake | None = None
@@ -216,7 +217,8 @@ class MoveGraph:
                     left = list(sown)
                     for p in taken:
                         left[p] = 0
-                    self._add(Stage(("cap", m, taken), tuple(left), False, m))
+                    # Some pits taken and not all: the hand is carrying seeds to the store.
+                    self._add(Stage(("cap", m, taken), tuple(left), bool(taken), m))
         self._moves[m] = _Move(out, tuple(sowing), captures, sown)
 
     def _build_mistakes(self) -> dict[int, list[mistakes.SowingMistake]]:
