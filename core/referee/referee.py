@@ -69,6 +69,13 @@ __all__ = ["CommandError", "Referee"]
 LOOSE_FIT = 3.0
 #: Log likelihood of seeds in a hand while a person counts a pit (the players have stopped).
 COUNTING_STILL = -6.0
+#: Moves the game may go on past an undecided move before the likelier one is taken: by
+#: then the moves since explain the board as well in every history (the doubt is about
+#: a pile no later move touched), so waiting tells nothing more and would only leave
+#: the page that many moves behind. A person can still undo it or set the position.
+STALE_DEPTH = 10
+#: ... if it holds at least this much of the belief (a doubt split more evenly waits).
+STALE_MASS = 0.75
 #: How many moves on from a known position the referee looks when it has lost the game.
 RESYNC_DEPTH = 4
 #: ... and from the start position (a new game whose first moves were made quickly).
@@ -115,7 +122,7 @@ class Referee:
         ambiguity_time: float = 2.0,
         stall_time: float = 5.0,
         commit: float = 0.999,
-        commit_still: float = 0.99,
+        commit_still: float = 0.997,
         alert: float = 0.95,
         provisional: float = 0.9,
         sees_hands: bool = False,
@@ -394,7 +401,7 @@ class Referee:
                 # same way), and a doubt too small to ask a person about would otherwise stay
                 # open for ever (the last move of a game has no next move to settle it).
                 threshold = min(threshold, self.alert_mass)
-        events = self._commit(obs.t, threshold)
+        events = self._commit(obs.t, threshold, settled=settled)
         if self.position.is_over:
             return events
         if settled:
@@ -419,8 +426,9 @@ class Referee:
         return out
 
     # -- committing moves ---------------------------------------------------------------------
-    def _commit(self, t: float, threshold: float) -> list[Event]:
-        """Confirm every move whose histories hold ``threshold`` of the belief."""
+    def _commit(self, t: float, threshold: float, *, settled: bool = False) -> list[Event]:
+        """Confirm every move whose histories hold ``threshold`` of the belief (on a still
+        board, also the likelier of a doubt :data:`STALE_DEPTH` moves old)."""
         events: list[Event] = []
         while not self.position.is_over:
             masses = self._tracker.transposed_masses()
@@ -428,7 +436,10 @@ class Referee:
             if not done:
                 break
             mass, record = max(done)
-            if mass < threshold:
+            stale = (
+                settled and STALE_MASS <= mass < threshold and self._tracker.depth() >= STALE_DEPTH
+            )
+            if mass < threshold and not stale:
                 self._ready = None
                 break
             if self.independent_frames and self._ready != record and not self._told:
@@ -436,17 +447,18 @@ class Referee:
                 # confirmed if still sure at the next (one glitching frame is not a move).
                 self._ready = record
                 break
-            events += self._confirm_record(record, t)
+            events += self._confirm_record(record, t, stale=stale)
         return events
 
-    def _confirm_record(self, record: Record, t: float) -> list[Event]:
+    def _confirm_record(self, record: Record, t: float, *, stale: bool = False) -> list[Event]:
         pit, missed = record
         graph = self._tracker.graph(())
         out = graph.outcome(pit)
         rules = self.position.ruleset
         events: list[Event] = []
         if self._question is not None:
-            events.append(self._restored(t, self._question, "the doubt is settled"))
+            how = wording.stale_doubt_text(out) if stale else "the doubt is settled"
+            events.append(self._restored(t, self._question, how))
         if self._provisional is not None and self._provisional[0] != record:
             events.append(self._withdrawn(t))
         provisional = self._provisional[1] if self._provisional is not None else None
@@ -700,6 +712,7 @@ class Referee:
         board_of = [tracker.stage(tracker.keys[i]).board for _, _, i in classes]
         if (
             top[0] == "move"
+            and tracker.keys[a][1][0] == "sow"
             and tracker.stage(tracker.keys[a]).in_hand
             and top_mass >= self.alert_mass
             and still_for >= self.stall_time
@@ -708,8 +721,10 @@ class Referee:
         if top_mass >= self.commit_mass or len(classes) < 2:
             return []
         runner_mass, runner, _ = classes[1]
-        if runner_mass < 1.0 - self.alert_mass or "mistake" in (top[0], runner[0]):
+        if runner_mass < 1.0 - self.alert_mass or top[0] == "mistake":
             return []
+        # (a mistake as the runner-up is asked about too: one misread pile can weigh as much
+        # as a mistake, and a count settles which; a mistake on top is said once sure)
         if board_of[0] == board_of[1]:
             # Different moves that leave the very same board: no reading can ever tell.
             moves = sorted({c[1][0] for c in (top, runner) if c[0] == "done"})
@@ -720,7 +735,7 @@ class Referee:
         shown: list[int] = []
         held = 0.0
         for k, (mass, cls, _) in enumerate(classes[:4]):
-            if cls[0] == "mistake":
+            if cls[0] == "mistake" and k != 1:
                 continue
             shown.append(k)
             held += mass

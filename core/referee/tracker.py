@@ -182,6 +182,10 @@ class Tracker:
         out: FloatArray = w / w.sum()
         return out
 
+    def depth(self) -> int:
+        """Moves done since the root in the likeliest history."""
+        return len(self.keys[int(np.argmax(self.scores))][0])
+
     def masses(self) -> dict[Record | None, float]:
         """Posterior mass of each first move done (None: no move done yet)."""
         out: dict[Record | None, float] = {}

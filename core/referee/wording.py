@@ -266,3 +266,11 @@ def out_of_sync_text(cause: str, diff: Sequence[dict[str, Any]]) -> str:
 
 def resync_text(how: str) -> str:
     return f"the board matches the game again: {how}" if how else "the board matches the game again"
+
+
+def stale_doubt_text(out: MoveOutcome) -> str:
+    """A move taken as the likelier after the game went on without settling it."""
+    return (
+        f"the game went on without settling the doubt; {out.name} is taken as played "
+        "(undo, or set the position, if it was not)"
+    )
