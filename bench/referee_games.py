@@ -18,7 +18,12 @@ Per observation processing time (median, p99) is measured over everything.
 
     python -m bench.referee_games [--games 200] [--mistakes 3] [--desyncs 4]
                                   [--models growing,flat02,...] [--photos FILE.npz]
-                                  [--seed 0] [--jobs 2]
+                                  [--seed 0] [--jobs 2] [--answer 3]
+
+``--answer SECONDS``: a person at the board answers every question the referee
+asks (counts the pits it names, or names the move when two moves leave the same
+board) that many seconds after it is asked, as an arbiter would; by default
+nobody answers, and a doubt left open counts against the game.
 
 ``--photos``: beliefs a real counter gave real photographs, as written by
 ``python -m bench.vision --save-beliefs`` (arrays ``beliefs`` and ``labels``).
@@ -32,7 +37,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +72,8 @@ class Model:
     beliefs: BeliefModel
     pace: Pace
     settings: dict[str, Any]
+    answer: float | None = None
+    """A person answers each question this many seconds after it is asked (None: nobody)."""
 
 
 CAMERA_SETTINGS: dict[str, Any] = dict(presets.CAMERA)
@@ -156,7 +163,7 @@ def _clean(args: tuple[Model, int]) -> tuple[Score, int, int]:
     moves = random_full_game(start, rng)
     play = render_game(start, moves, model.beliefs, model.pace, rng)
     o = oracle(play)
-    return score(play, model.settings), o.moves, o.right
+    return score(play, model.settings, answer=model.answer), o.moves, o.right
 
 
 def _mistake(args: tuple[Model, str, int]) -> Score | None:
@@ -165,7 +172,7 @@ def _mistake(args: tuple[Model, str, int]) -> Score | None:
         rng = random.Random(seed * 1000 + attempt)
         play = game_with_mistake(Position.initial(), kind, model.beliefs, model.pace, rng)
         if play is not None and play.expected:
-            return score(play, model.settings)
+            return score(play, model.settings, answer=model.answer)
     return None
 
 
@@ -173,7 +180,7 @@ def _desync(args: tuple[Model, str, int]) -> Score:
     model, kind, seed = args
     rng = random.Random(seed)
     play = desync_session(Position.initial(), kind, model.beliefs, model.pace, rng)
-    return score(play, model.settings)
+    return score(play, model.settings, answer=model.answer)
 
 
 def run_model(
@@ -230,8 +237,13 @@ def _q(values: Sequence[float], q: float) -> float:
 
 def report(model: Model, t: Tally) -> str:
     per_k = 1000.0 / max(1, t.moves)
+    asked = (
+        "nobody answers its questions"
+        if model.answer is None
+        else f"a person answers each question {model.answer:g} s after it is asked"
+    )
     lines = [
-        f"== {model.label} ==",
+        f"== {model.label}; {asked} ==",
         f"  games followed move for move   {t.followed}/{t.games}"
         f" ({100 * t.followed / max(1, t.games):.1f} %), {t.moves} moves",
         f"  moves confirmed wrongly        {t.wrong}",
@@ -270,6 +282,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--photos", type=Path, help="beliefs of a real counter (.npz)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="processes")
+    p.add_argument(
+        "--answer",
+        type=float,
+        metavar="SECONDS",
+        help="a person at the board answers each question (counts the pits it names) this"
+        " many seconds after it is asked; by default nobody answers",
+    )
     a = p.parse_args(argv)
     table = models(a.photos)
     keys = a.models.split(",")
@@ -284,7 +303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if sys.stderr.isatty():
             print(f"\r{msg:<60}", end="", file=sys.stderr, flush=True)
 
+    if a.answer is not None and a.answer < 0:
+        p.error("--answer needs a delay of 0 seconds or more")
     for key in keys:
+        table[key] = replace(table[key], answer=a.answer)
         tally = run_model(table[key], a.games, a.mistakes, a.desyncs, a.seed, a.jobs, progress)
         if sys.stderr.isatty():
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)

@@ -20,6 +20,7 @@ board and picks the legal line to it whose pits the beliefs favour most.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +31,7 @@ from core.observation import Observation
 from core.position import Position
 from core.referee.events import Event
 from core.referee.likelihood import log_likelihood_table, score_boards
-from core.referee.playthrough import Playthrough, feed
+from core.referee.playthrough import Command, Playthrough, TimelineItem, board_at, feed
 from core.referee.referee import Referee
 
 #: Alerts that ask a person something rather than say a rule was broken.
@@ -66,21 +67,42 @@ class Score:
 
 
 def score(
-    play: Playthrough, settings: Mapping[str, Any] | None = None, *, keep_events: bool = False
+    play: Playthrough,
+    settings: Mapping[str, Any] | None = None,
+    *,
+    keep_events: bool = False,
+    answer: float | None = None,
 ) -> Score:
-    """Run ``play`` through a fresh referee (with ``settings``) and score it."""
+    """Run ``play`` through a fresh referee (with ``settings``) and score it.
+
+    ``answer``: a person at the board answers every question ``answer`` seconds after it
+    is asked, counting the pits it names on the board as it then stands (or naming the
+    move played, when two moves leave the same board). None: nobody answers."""
     ref = Referee(play.start, **(settings or {}))
     out = Score(len(play.moves))
     expected = list(play.expected)
     confirmed = 0
     found_t: float | None = None
     desync_t = play.desync[1] if play.desync else None
-    for item in play.timeline:
+    asked: list[tuple[float, Event, int]] = []
+    timeline: deque[TimelineItem] = deque(play.timeline)
+    while timeline or asked:
+        # (questions still open when the session's frames end are answered too: the
+        # board stays as it was, and the person counts it)
+        if asked and (not timeline or asked[0][0] <= timeline[0].t):
+            due, question, index = asked.pop(0)
+            if any(a.get("alert_id") == question["alert_id"] for a in ref.alerts):
+                # (a question the referee has closed meanwhile needs no answer)
+                timeline.extendleft(reversed(_answers_to(play, question, index, due)))
+            continue
+        item = timeline.popleft()
         t0 = time.perf_counter()
         events = feed(ref, item)
         if isinstance(item, Observation):
             out.seconds.append(time.perf_counter() - t0)
         for e in events:
+            if answer is not None and e.type in QUESTIONS and not e.get("update"):
+                asked.append((e.t + answer, e, confirmed))
             if keep_events:
                 out.events.append(e)
             if e.type == "move":
@@ -132,6 +154,20 @@ def score(
         out.resync = max(0.0, found_t - desync_t)
         out.resync_boards = sum(1 for s in play.still_boards if desync_t <= s <= found_t) or 1
     return out
+
+
+def _answers_to(play: Playthrough, question: Event, index: int, t: float) -> list[Command]:
+    """What a person answers to ``question`` at time ``t``: the move played, or the count
+    of each pit it names."""
+    if question.get("moves"):
+        if index >= len(play.moves):
+            return []
+        return [Command(t, {"command": "confirm", "move": play.moves[index]})]
+    board = board_at(play, t) or play.start.pits
+    return [
+        Command(t, {"command": "confirm", "pit": int(p), "count": board[int(p)]})
+        for p in question.get("pits", [])
+    ]
 
 
 @dataclass

@@ -37,6 +37,7 @@ a still one every second. Deterministic for a given seed.
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -223,6 +224,9 @@ class Playthrough:
     """When each still board began."""
     desync: tuple[str, float] | None = None
     """A desync case: its kind, and from when the board lets the game be found again."""
+    truth: list[tuple[float, tuple[int, ...]]] = field(default_factory=list)
+    """The board as it physically was, from each time it changed (what a person who
+    counts the pits would find)."""
     final: Position | None = None
 
 
@@ -241,6 +245,7 @@ class _Camera:
         self._calm_since = 0.0
         self._last: tuple[tuple[int, ...], bool] | None = None
         self.still_boards: list[float] = []
+        self.truth: list[tuple[float, tuple[int, ...]]] = []
 
     def reading(self, pit: int, count: int) -> PitReading:
         if self.beliefs.per_frame:
@@ -261,6 +266,8 @@ class _Camera:
         """The board as it stands for ``seconds``, a hand over ``near`` (None: no hand)."""
         n = len(board)
         board = tuple(board)
+        if not self.truth or self.truth[-1][1] != board:
+            self.truth.append((self.t, board))
         hand = near is not None
         if self._last != (board, hand):
             # A camera calls a board stable once no hand is over it and it has not changed
@@ -435,6 +442,7 @@ def render_game(
     play.timeline = cam.out
     play.games = [len(play.moves)]
     play.still_boards = cam.still_boards
+    play.truth = cam.truth
     play.final = pos
     return play
 
@@ -678,9 +686,16 @@ def _continue(
         play.games = [len(play.moves)]
     first_still = next((t + offset for t in more.still_boards), offset)
     play.still_boards.extend(t + offset for t in more.still_boards)
+    play.truth.extend((round(t + offset, 6), b) for t, b in more.truth)
     play.desync = (kind, first_still)
     play.final = more.final
     return play
+
+
+def board_at(play: Playthrough, t: float) -> tuple[int, ...] | None:
+    """The board as it physically stood at time ``t`` (None before the session began)."""
+    i = bisect.bisect_right([x for x, _ in play.truth], t)
+    return play.truth[i - 1][1] if i else None
 
 
 def feed(referee: Referee, item: TimelineItem) -> list[Event]:
