@@ -146,3 +146,67 @@ def _after(start: Position, moves: list[int]) -> Position:
     for m in moves:
         pos = pos.play(m)
     return pos
+
+
+def _growing_game(seed: int) -> Any:
+    # A clean full game of the referee bench (bench/referee_games.py, model (b), seed as
+    # there): a camera whose belief spreads as piles grow, every misread held frame
+    # after frame.
+    from core.referee.playthrough import GROWING
+
+    rng = random.Random(seed)
+    moves = random_full_game(START, rng)
+    return render_game(START, moves, GROWING, CAMERA, rng)
+
+
+@pytest.mark.no_cover
+def test_a_capture_half_taken_on_a_still_board_is_not_believed() -> None:
+    # The last move captures D, E and F; the still board after it reads the emptied E
+    # as 1, as likely 0 as the 2 a capture half taken (D and F gone, E not yet) would
+    # leave. A hand carrying seeds to the store is over the board: a still board with
+    # every pit in view shows the capture done.
+    play = _growing_game(1004)
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.followed
+    last = play.done_at[-1]
+    assert not [e for e in result.events if e.type == "ambiguous" and e.t >= last]
+
+
+@pytest.mark.no_cover
+def test_a_doubt_no_later_move_settles_does_not_hold_the_game_back() -> None:
+    # Two lines fit the board (one move, or three) and every move since explains the
+    # board as well in both: after STALE_DEPTH (10) moves the likelier is taken and the game
+    # goes on, where it waited for an answer for the 24 moves left before.
+    play = _growing_game(1088)
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.followed
+    settled = [e for e in result.events if "without settling the doubt" in e.get("text", "")]
+    assert len(settled) == 1
+
+
+def test_a_person_answering_the_question_settles_the_last_move() -> None:
+    # The game's last move captures D; its emptied pit reads 1, as likely 0 (captured) as
+    # 2 (capture pending). Nobody answering, the last move stays in doubt; a person who
+    # counts D three seconds after the question settles it.
+    play = _growing_game(1037)
+    alone = score(play, presets.CAMERA)
+    assert not alone.followed and alone.named == play.moves[:-1]
+    helped = score(play, presets.CAMERA, keep_events=True, answer=3.0)
+    assert helped.followed
+    answers = [e for e in helped.events if e.type == "confirmed"]
+    assert [(e["name"], e["count"]) for e in answers][-1] == ("D", 0)
+
+
+@pytest.mark.no_cover
+def test_a_mistake_as_likely_as_a_misread_is_asked_about() -> None:
+    # The last move f (one seed) captures A; the emptied f reads one seed, which also
+    # fits South lifting A out of turn (a mistake, as unlikely as the misread). Neither
+    # is sure: the referee asks to count f instead of leaving the move unconfirmed
+    # without a word, and the count settles it.
+    play = _growing_game(1072)
+    alone = score(play, presets.CAMERA, keep_events=True)
+    last = play.done_at[-1]
+    asked = [e for e in alone.events if e.type == "ambiguous" and e.t >= last]
+    assert [o["name"] for o in asked[0]["options"]] == ["f"]
+    helped = score(play, presets.CAMERA, answer=3.0)
+    assert helped.followed and helped.false_alerts == 0
