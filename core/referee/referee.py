@@ -122,7 +122,7 @@ class Referee:
         ambiguity_time: float = 2.0,
         stall_time: float = 5.0,
         commit: float = 0.999,
-        commit_still: float = 0.997,
+        commit_still: float = 0.99,
         alert: float = 0.95,
         provisional: float = 0.9,
         sees_hands: bool = False,
