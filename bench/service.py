@@ -54,6 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,22 @@ async def _run_clients(port: int, n: int, seconds: float) -> list[tuple[list[int
     return out
 
 
+def _by_game(seqs: list[int]) -> list[tuple[int, int]]:
+    """``seqs`` as (game, seq): a seq no higher than the last one begins the next game."""
+    out: list[tuple[int, int]] = []
+    game = 0
+    for q in seqs:
+        if out and q <= out[-1][1]:
+            game += 1
+        out.append((game, q))
+    return out
+
+
+def _contiguous(events: list[tuple[int, int]]) -> bool:
+    """No event missing within a game (each seq one more than the last)."""
+    return all(b[0] != a[0] or b[1] == a[1] + 1 for a, b in pairwise(events))
+
+
 def one_run(spectators: int, seconds: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         port = _free_port()
@@ -156,14 +173,15 @@ def one_run(spectators: int, seconds: float) -> dict[str, Any]:
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(20)
-    # every spectator joined at a slightly different moment: compare the events all saw
-    common_start = max(s[0] for s, _ in results if s)
-    common_end = min(s[-1] for s, _ in results if s)
-    expected = list(range(common_start, common_end + 1))
-    complete = all(
-        [q for q in seqs if common_start <= q <= common_end] == expected for seqs, _ in results
-    )
-    events = len(expected)
+    # every spectator joined at a slightly different moment: compare the events all saw.
+    # A game's end starts a new log and a new referee, whose events count from 1 again:
+    # an event is (game, seq), the game counted from the spectator's first.
+    streams = [_by_game(seqs) for seqs, _ in results if seqs]
+    common_start = max(s[0] for s in streams)
+    common_end = min(s[-1] for s in streams)
+    windows = [[e for e in s if common_start <= e <= common_end] for s in streams]
+    complete = all(w == windows[0] for w in windows) and _contiguous(windows[0])
+    events = len(windows[0])
     latencies = sorted(x for _, lat in results for x in lat)
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
     deliveries = sum(len(s) for s, _ in results)
