@@ -694,7 +694,7 @@ def _continue(
 
 def board_at(play: Playthrough, t: float) -> tuple[int, ...] | None:
     """The board as it physically stood at time ``t`` (None before the session began)."""
-    i = bisect.bisect_right([x for x, _ in play.truth], t)
+    i = bisect.bisect_right(play.truth, t, key=lambda change: change[0])
     return play.truth[i - 1][1] if i else None
 
 

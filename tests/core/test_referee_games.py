@@ -20,8 +20,10 @@ from core.referee.playthrough import (
     CAMERA,
     DESYNCS,
     EXACT,
+    GROWING,
     SENSOR_NOISE,
     Pace,
+    Playthrough,
     desync_session,
     game_with_mistake,
     games_in_a_row,
@@ -148,12 +150,10 @@ def _after(start: Position, moves: list[int]) -> Position:
     return pos
 
 
-def _growing_game(seed: int) -> Any:
+def _growing_game(seed: int) -> Playthrough:
     # A clean full game of the referee bench (bench/referee_games.py, model (b), seed as
     # there): a camera whose belief spreads as piles grow, every misread held frame
     # after frame.
-    from core.referee.playthrough import GROWING
-
     rng = random.Random(seed)
     moves = random_full_game(START, rng)
     return render_game(START, moves, GROWING, CAMERA, rng)
@@ -184,6 +184,7 @@ def test_a_doubt_no_later_move_settles_does_not_hold_the_game_back() -> None:
     assert len(settled) == 1
 
 
+@pytest.mark.no_cover
 def test_a_person_answering_the_question_settles_the_last_move() -> None:
     # The game's last move captures D; its emptied pit reads 1, as likely 0 (captured) as
     # 2 (capture pending). Nobody answering, the last move stays in doubt; a person who
