@@ -1,22 +1,27 @@
 """The hall's web page: read-only, every board at once.
 
 ``GET /`` the hall page (``dashboard/static/hall.html``), ``GET /api/hall`` what it
-shows (:meth:`companion.hall.gatherer.Gatherer.snapshot`), ``GET /round/R.ogn`` the
-round's games. Nothing here changes a board: commands go to each board's own
-service (its URL is in the board's summary), with that board's token.
+shows (:meth:`companion.hall.gatherer.Gatherer.snapshot`, for scripts that poll),
+``GET /api/hall/stream`` the same kept up to date as it changes (the page's feed,
+:mod:`companion.hall.stream`), ``GET /round/R.ogn`` the round's games. Nothing here
+changes a board: commands go to each board's own service (its URL is in the board's
+summary), with that board's token.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import FileResponse, PlainTextResponse, Response
+from fastapi.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
 
 from .gatherer import Gatherer
+from .stream import HallStream
 
 STATIC = Path(__file__).resolve().parents[2] / "dashboard" / "static"
 #: Seconds one snapshot of the hall answers every page's poll.
@@ -25,7 +30,21 @@ PAGE_FILES = {"hall.js": "application/javascript", "hall.css": "text/css"}
 
 
 def create_hall_app(gatherer: Gatherer) -> FastAPI:
-    app = FastAPI(title="oware-companion hall", docs_url=None, redoc_url=None, openapi_url=None)
+    stream = HallStream(gatherer)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await stream.close()  # open pages end their feed, so the server can stop
+
+    app = FastAPI(
+        title="oware-companion hall",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
+    app.state.stream = stream
 
     @app.get("/")
     def page() -> FileResponse:
@@ -47,6 +66,15 @@ def create_hall_app(gatherer: Gatherer) -> FastAPI:
             cache["body"] = json.dumps(gatherer.snapshot(), separators=(",", ":")).encode()
             cache["at"] = now
         return Response(cache["body"], media_type="application/json")
+
+    @app.get("/api/hall/stream")
+    async def hall_stream() -> StreamingResponse:
+        page = stream.subscribe()
+        return StreamingResponse(
+            stream.feed(page),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
 
     @app.get("/round/{number}.ogn")
     def round_ogn(number: int) -> PlainTextResponse:

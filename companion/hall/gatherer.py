@@ -13,6 +13,8 @@ away) and, per board:
   restarted hall neither doubles nor loses;
 * keeps the last summary (``state``), and whether the board's client is online
   (its will says when the broker lost it);
+* notes which boards changed since :meth:`Gatherer.changes` last asked (the page's
+  stream, :mod:`companion.hall.stream`, sends only those);
 * writes the round's games, every board's game as OGN
   (:meth:`core.records.GameRecord.to_ogn`), to ``DATA_DIR/round-R.ogn`` and to the
   retained topic ``HALL/round/R/ogn``.
@@ -62,6 +64,9 @@ class BoardView:
         self.heard = 0.0
         self.last_event_at: float | None = None
         """When the board read its last event taken here (its ``at``)."""
+        self.ogn: tuple[dict[str, Any], str] | None = None
+        """The last record written to the round's OGN, and its OGN (made again only
+        when the record changes: every board's game, twice a second, is a lot)."""
 
     def _gap(self) -> dict[str, Any]:
         return {
@@ -70,14 +75,17 @@ class BoardView:
             "waiting": len(self.pending),
         }
 
+    def stale_since(self, now: float) -> float | None:
+        """Since when the board has been lost (its client offline, or silent too long)."""
+        if self.online is False:
+            return self.offline_since
+        if self.heard and now - self.heard > STALE_AFTER:
+            return self.heard
+        return None
+
     def to_json(self, now: float) -> dict[str, Any]:
         summary = (self.state or {}).get("summary") or {}
-        quiet = now - self.heard if self.heard else None
-        stale_since: float | None = None
-        if self.online is False:
-            stale_since = self.offline_since
-        elif quiet is not None and quiet > STALE_AFTER:
-            stale_since = self.heard
+        stale_since = self.stale_since(now)
         return {
             "board": self.board,
             "session": self.session,
@@ -118,6 +126,10 @@ class Gatherer:
         self.boards: dict[str, BoardView] = {}
         self.lock = threading.Lock()
         self.connected = False
+        self._changed: set[str] = set()
+        """Boards that heard something since :meth:`changes` last asked."""
+        self._shown_stale: dict[str, float | None] = {}
+        """Each board's ``stale_since`` as :meth:`changes` last gave it."""
         self._ogn_dirty = False
         self._ogn_written = 0.0
         self.ogn_path = data_dir / f"round-{round_number}.ogn"
@@ -194,10 +206,15 @@ class Gatherer:
                 if leaf == "online":
                     view.online = msg.payload == b"1"
                     view.offline_since = None if view.online else now
+                    self._changed.add(board)
                 elif leaf == "state":
-                    self._state(view, json.loads(msg.payload))
+                    state = json.loads(msg.payload)
+                    if _shown(state) != _shown(view.state):
+                        self._changed.add(board)  # (not a board's "still here" every 5 s)
+                    self._state(view, state)
                 elif leaf == "events":
                     self._event(view, json.loads(msg.payload), now)
+                    self._changed.add(board)
             except (ValueError, KeyError, TypeError) as exc:
                 log.warning("hall: board %s: unreadable %s message: %s", board, leaf, exc)
 
@@ -286,23 +303,43 @@ class Gatherer:
             "alerts": alerts,
         }
 
+    def changes(self) -> list[dict[str, Any]]:
+        """The boards that heard something, or became stale or fresh, since the last call
+        (board order): what a page that had the last snapshot lacks."""
+        now = time.time()
+        with self.lock:
+            changed, self._changed = self._changed, set()
+            out: list[dict[str, Any]] = []
+            for view in sorted(self.boards.values(), key=_board_key):
+                stale = view.stale_since(now)
+                if view.board in changed or stale != self._shown_stale.get(view.board):
+                    self._shown_stale[view.board] = stale
+                    out.append(view.to_json(now))
+        return out
+
     def round_ogn(self) -> str:
         """Every board's game of this round, as OGN (board order)."""
         with self.lock:
-            states = [(v.board, v.state) for v in sorted(self.boards.values(), key=_board_key)]
+            views = sorted(self.boards.values(), key=_board_key)
+            states = [(v, v.state) for v in views]
         games: list[str] = []
-        for board, state in states:
+        for view, state in states:
             if not state or not state.get("record"):
                 continue
-            try:
-                record = GameRecord.from_json(state["record"])
-            except (RecordError, ValueError, KeyError, TypeError) as exc:
-                log.warning("hall: board %s: record not readable: %s", board, exc)
+            record = state["record"]
+            if view.ogn is not None and view.ogn[0] == record:
+                games.append(view.ogn[1])  # the game has not changed since it was written
                 continue
-            record.tags.update(
-                {"Event": self.address.hall, "Round": str(self.round), "Board": board}
+            try:
+                game = GameRecord.from_json(record)
+            except (RecordError, ValueError, KeyError, TypeError) as exc:
+                log.warning("hall: board %s: record not readable: %s", view.board, exc)
+                continue
+            game.tags.update(
+                {"Event": self.address.hall, "Round": str(self.round), "Board": view.board}
             )
-            games.append(record.to_ogn())
+            view.ogn = (record, game.to_ogn())
+            games.append(view.ogn[1])
         return "\n".join(games)
 
     def write_ogn(self) -> None:
@@ -322,6 +359,12 @@ class Gatherer:
                     self.write_ogn()
                 except OSError as exc:
                     log.warning("hall: cannot write %s: %s", self.ogn_path, exc)
+
+
+def _shown(state: dict[str, Any] | None) -> tuple[Any, ...]:
+    """What the page shows of a board's state message (not when it was sent)."""
+    state = state or {}
+    return (state.get("summary"), state.get("session"), state.get("url"))
 
 
 def _archive_name(session: str) -> str:

@@ -1,8 +1,8 @@
 """``serve --publish``: each board's session log, published to the hall's broker.
 
 The log is the source of truth, so the publisher reads it and nothing else: a
-thread tails each board's log (the lines the board has written and synced, read
-with :func:`companion.service.recorder.read_log`), numbers its events by their
+thread tails each board's log (its whole lines, as the service's recorder wrote
+them; only the header and the events are parsed), numbers its events by their
 place in the log (``seq`` 0, 1, 2, ...), and publishes them in order with QoS 1
 on a persistent session. The board itself is not touched.
 
@@ -30,7 +30,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.service.recorder import read_log
 from core.referee.session import line_kind
 
 from .broker import BrokerAddress, make_client
@@ -44,6 +43,9 @@ POLL = 0.05
 WINDOW = 200
 #: Seconds between two summaries of a board with nothing new.
 STATE_EVERY = 5.0
+#: Seconds a game's record sent with the summary may be behind it (made again at most
+#: this often: it is made from the whole game, and only the round's OGN uses it).
+RECORD_EVERY = 1.0
 
 
 class BoardPublisher:
@@ -80,6 +82,11 @@ class BoardPublisher:
         self.connected = False
         self._state_sent = -2
         self._state_at = 0.0
+        self._record: tuple[int, dict[str, Any]] | None = None
+        """The last record made: (the event it was made after, the record)."""
+        self._record_at = 0.0
+        self._size = -1
+        """The log's size at the last look (an unchanged log is not read again)."""
         self.sent = 0
         self.client = make_client(address, f"{address.hall}-board-{board}", **client_options)
         self.client.will_set(self._topic("online"), "0", qos=1, retain=True)
@@ -142,6 +149,7 @@ class BoardPublisher:
         self.path = path
         self.offset, self.lines = 0, 1
         self.events, self.read_at, self.summary = [], [], None
+        self._record, self._size = None, -1
         with self._lock:
             self.acked, self.next, self._done = self._saved_place(), 0, set()
             self.next = self.acked + 1
@@ -165,15 +173,34 @@ class BoardPublisher:
                 )
 
     def read(self) -> None:
-        """The lines the board wrote since the last look."""
+        """The lines the board wrote since the last look (whole lines only: a line
+        being written is read at the next look)."""
         if self.path is None:
             return
         try:
-            lines, end = read_log(self.path, [], start=self.offset, first_line=self.lines)
+            size = self.path.stat().st_size
+            if size == self._size:
+                return  # most looks, between two readings: nothing to parse
+            self._size = size
+            with self.path.open("rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
         except OSError:
             return
+        end = data.rfind(b"\n") + 1
         now = time.time()
-        for line in lines:
+        raws = data[:end].split(b"\n")[:-1]
+        for raw in raws:
+            # only the header and the events are published: the readings between them
+            # (most of the log, and most of its bytes) are not parsed at all
+            if b'"type"' not in raw and b'"format"' not in raw:
+                continue
+            try:
+                line = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue  # a damaged line (the service's own replay reports it)
+            if not isinstance(line, dict):
+                continue
             if self.summary is None and "format" in line:
                 self.summary = BoardSummary(line["start"])
                 continue
@@ -181,8 +208,8 @@ class BoardPublisher:
                 self.events.append(line)
                 self.read_at.append(now)
                 self.summary.add(line, now)
-        self.lines += len(lines)
-        self.offset = end
+        self.lines += len(raws)
+        self.offset += end
 
     def send(self) -> None:
         """Events after our place, in order, while the window has room; then the summary."""
@@ -244,8 +271,18 @@ class BoardPublisher:
             "url": self.url,
             "sent_at": time.time(),
             "summary": summary.to_json(),
-            "record": summary.record(),
+            "record": self._record_upto(upto, summary),
         }
+
+    def _record_upto(self, upto: int, summary: BoardSummary) -> dict[str, Any]:
+        """The game's record after event ``upto``, or the one made less than
+        :data:`RECORD_EVERY` seconds ago (never ahead of ``upto``)."""
+        made = self._record
+        fresh = time.monotonic() - self._record_at < RECORD_EVERY
+        if made is None or made[0] > upto or (made[0] < upto and not fresh):
+            made = self._record = (upto, summary.record())
+            self._record_at = time.monotonic()
+        return made[1]
 
     def close(self) -> None:
         self.save_place()

@@ -18,6 +18,8 @@ from core.referee.events import ALERT_TYPES
 
 #: Events after which the referee stands at a new position.
 NEW_POSITION = frozenset({"move", "corrected", "new_game"})
+#: The events a game's record is made of (:func:`core.records.records_from_events`).
+RECORDED = frozenset({"move", "corrected", "new_game"})
 
 
 class BoardSummary:
@@ -33,11 +35,15 @@ class BoardSummary:
         self.alerts: list[dict[str, Any]] = []
         self.game_over: str | None = None
         self.seq = -1
+        self._record: dict[str, Any] | None = None
+        """The record as of the last event in :data:`RECORDED` (made again after one)."""
 
     def add(self, event: Mapping[str, Any], at: float) -> None:
         """Event number ``seq + 1`` of the log, read at ``at`` (Unix time)."""
         self.seq += 1
         kind = event.get("type")
+        if kind in RECORDED:
+            self._record = None
         if kind == "new_game":
             self.game_start = Position.from_json(event["position"])
             self.game_events = []
@@ -71,7 +77,12 @@ class BoardSummary:
 
     def record(self) -> dict[str, Any]:
         """The game being played (:class:`core.records.GameRecord` as JSON)."""
-        return records_from_events(self.game_start, self.game_events)[-1].to_json()
+        # made from the whole game: once per move, not once per event (a summary is
+        # sent after every event, and most events, a provisional move or an alert, do
+        # not change the record)
+        if self._record is None:
+            self._record = records_from_events(self.game_start, self.game_events)[-1].to_json()
+        return self._record
 
     def to_json(self) -> dict[str, Any]:
         return {

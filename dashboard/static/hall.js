@@ -1,7 +1,8 @@
-// The hall page: read-only; polls /api/hall and draws every board and every open alert.
+// The hall page: read-only; follows /api/hall/stream (the whole hall once, then the boards
+// that changed) and draws every board and every open alert.
 "use strict";
 
-const POLL_MS = 1000;
+const CLOCK_MS = 1000; // "12 s ago" is redrawn this often between messages
 
 function text(tag, content, cls) {
   const el = document.createElement(tag);
@@ -62,36 +63,65 @@ function row(b, now) {
   return tr;
 }
 
-function draw(hall) {
-  document.title = `Hall ${hall.hall}`;
-  document.getElementById("title").textContent = `Hall ${hall.hall} · round ${hall.round}`;
+const hall = { boards: new Map(), offset: 0 };
+
+function alertsOf(boards) {
+  const out = [];
+  for (const b of boards) for (const a of (b.summary || {}).alerts || []) out.push({ ...a, board: b.board, url: b.url });
+  return out.sort((x, y) => (y.at || 0) - (x.at || 0));
+}
+
+function draw() {
+  const now = Date.now() / 1000 + hall.offset; // the hall's clock, as of its last message
+  const boards = [...hall.boards.values()];
+  const alerts = alertsOf(boards);
+  document.title = `Hall ${hall.name}`;
+  document.getElementById("title").textContent = `Hall ${hall.name} · round ${hall.round}`;
   const link = document.getElementById("link");
-  link.textContent = hall.connected ? `${hall.boards.length} boards` : "broker lost";
+  link.textContent = hall.connected ? `${boards.length} boards` : "broker lost";
   link.className = "badge " + (hall.connected ? "ok" : "bad");
   document.getElementById("ogn").href = hall.ogn;
-  const grid = document.getElementById("grid");
-  grid.replaceChildren(...hall.boards.map((b) => card(b, hall.now)));
-  document.querySelector("#table tbody").replaceChildren(...hall.boards.map((b) => row(b, hall.now)));
-  const list = document.getElementById("alerts");
-  list.replaceChildren(...hall.alerts.map((a) => {
+  document.getElementById("grid").replaceChildren(...boards.map((b) => card(b, now)));
+  document.querySelector("#table tbody").replaceChildren(...boards.map((b) => row(b, now)));
+  document.getElementById("alerts").replaceChildren(...alerts.map((a) => {
     const li = text("li");
     const board = text("a", `Board ${a.board}`);
     if (a.url) board.href = a.url;
-    li.append(board, text("span", ` ${ago(a.at, hall.now)}: ${a.text}`));
+    li.append(board, text("span", ` ${ago(a.at, now)}: ${a.text}`));
     return li;
   }));
-  document.getElementById("no-alerts").hidden = hall.alerts.length > 0;
+  document.getElementById("no-alerts").hidden = alerts.length > 0;
 }
 
-async function poll() {
-  try {
-    const res = await fetch("/api/hall", { cache: "no-store" });
-    if (res.ok) draw(await res.json());
-  } catch (e) {
+function boardOrder(x, y) {
+  const nx = Number(x.board), ny = Number(y.board);
+  return Number.isNaN(nx) || Number.isNaN(ny) ? String(x.board).localeCompare(y.board) : nx - ny;
+}
+
+function take(message) {
+  if (message.full) {
+    hall.boards = new Map();
+    hall.name = message.hall;
+    hall.round = message.round;
+    hall.ogn = message.ogn;
+  }
+  hall.connected = message.connected;
+  hall.offset = message.now - Date.now() / 1000;
+  for (const b of message.boards) hall.boards.set(b.board, b);
+  hall.boards = new Map([...hall.boards.values()].sort(boardOrder).map((b) => [b.board, b]));
+  draw();
+}
+
+function follow() {
+  const feed = new EventSource("/api/hall/stream");
+  feed.onmessage = (e) => take(JSON.parse(e.data));
+  feed.onerror = () => {
+    // the browser reconnects by itself, and the hall sends everything again
     const link = document.getElementById("link");
     link.textContent = "hall unreachable";
     link.className = "badge bad";
-  }
-  setTimeout(poll, POLL_MS);
+  };
 }
-poll();
+
+follow();
+setInterval(() => { if (hall.name !== undefined) draw(); }, CLOCK_MS);

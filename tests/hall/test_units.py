@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from companion.hall.broker import parse_broker_url
-from companion.hall.gatherer import Gatherer
+from companion.hall.gatherer import STALE_AFTER, Gatherer
+from companion.hall.stream import HallStream
 from companion.hall.summary import BoardSummary
 from core.position import Position
 
@@ -125,3 +126,128 @@ def test_a_new_session_does_not_mix_with_a_late_copy_of_the_last(tmp_path: Path)
     again = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
     assert (again.boards["1"].session, again.boards["1"].expected) == ("board1-b.jsonl", 2)
     assert again.boards["1"].past == {"board1-a.jsonl": 3}
+
+
+def test_changes_give_each_changed_board_once_and_a_board_going_stale(tmp_path: Path) -> None:
+    """The page's feed sends only what changed: each board that heard something since the
+    last look, once, and a board whose silence just made it stale."""
+    g = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+    g._on_message(None, None, _Msg("test/board/1/events", _message(0)))
+    g._on_message(None, None, _Msg("test/board/2/events", _message(0)))
+    g._on_message(None, None, _Msg("test/board/1/events", _message(1)))
+    assert [(b["board"], b["next_seq"]) for b in g.changes()] == [("1", 2), ("2", 1)]
+    assert g.changes() == []
+    g.boards["2"].heard -= STALE_AFTER + 1  # nothing from board 2 for too long
+    stale = g.changes()
+    assert [b["board"] for b in stale] == ["2"] and stale[0]["stale_since"] is not None
+    assert g.changes() == []  # said once, not at every look
+
+
+def test_stream_sends_the_whole_hall_then_only_what_changed(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    g = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+    g._on_message(None, None, _Msg("test/board/1/events", _message(0)))
+    g._on_message(None, None, _Msg("test/board/2/events", _message(0)))
+
+    def data(raw: bytes | None) -> dict[str, Any]:
+        assert raw is not None
+        return json.loads(raw.split(b"data: ", 1)[1])  # type: ignore[no-any-return]
+
+    async def run() -> None:
+        stream = HallStream(g, tick=0.01)
+        page = stream.subscribe()
+        first = data(page.get_nowait())
+        assert first["full"] and [b["board"] for b in first["boards"]] == ["1", "2"]
+        g._on_message(None, None, _Msg("test/board/2/events", _message(1)))
+        message = data(await asyncio.wait_for(page.get(), 5))
+        # (the first look also holds board 1, which changed before the page came: harmless)
+        assert not message["full"] and message["boards"][-1]["next_seq"] == 2
+        g._on_message(None, None, _Msg("test/board/1/events", _message(1)))
+        message = data(await asyncio.wait_for(page.get(), 5))
+        assert [(b["board"], b["next_seq"]) for b in message["boards"]] == [("1", 2)]
+        await stream.close()
+        assert await asyncio.wait_for(page.get(), 1) is None  # the page's feed ends
+
+    _in_own_loop(run())
+
+
+def test_a_page_that_falls_behind_is_dropped_not_buffered(tmp_path: Path) -> None:
+    import asyncio
+
+    from companion.hall import stream as stream_module
+
+    g = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+
+    async def run() -> None:
+        stream = HallStream(g, tick=0.001)
+        page = stream.subscribe()  # and never read
+        for seq in range(stream_module.MAX_BEHIND + 5):
+            g._on_message(None, None, _Msg("test/board/1/events", _message(seq)))
+            await asyncio.sleep(0.005)
+            if stream.dropped:
+                break
+        assert stream.dropped == 1 and stream.pages == 0
+        assert page.get_nowait() is None  # its feed ends; the browser reconnects
+        await stream.close()
+
+    _in_own_loop(run())
+
+
+def _in_own_loop(coro: Any) -> None:
+    """Run ``coro`` in a new event loop on its own thread (a Chromium test in this
+    worker leaves Playwright's loop running on the main thread)."""
+    import asyncio
+    import threading
+
+    failed: list[BaseException] = []
+
+    def main() -> None:
+        try:
+            asyncio.run(coro)
+        except BaseException as exc:  # the test's assertion, raised again below
+            failed.append(exc)
+
+    thread = threading.Thread(target=main)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the stream test did not end"
+    if failed:
+        raise failed[0]
+
+
+def test_summary_record_follows_moves_not_other_events() -> None:
+    """The record is made once per move and kept across the events that do not change
+    it, and is the same as one made afresh from the game's events."""
+    from core.records import records_from_events
+
+    s = BoardSummary(START)
+    pos = Position.initial()
+    s.add(_move(pos, 2), 1.0)
+    first = s.record()
+    s.add({"type": "move_provisional", "pit": 8}, 2.0)
+    s.add({"type": "illegal_sowing", "alert_id": 5, "text": "sown wrong"}, 3.0)
+    assert s.record() is first  # not made again
+    s.add(_move(pos.play(2), 8), 4.0)
+    again = s.record()
+    assert [m["pit"] for m in again["moves"]] == [2, 8]
+    assert again == records_from_events(s.game_start, s.game_events)[-1].to_json()
+
+
+def test_round_ogn_is_made_again_when_a_boards_game_changes(tmp_path: Path) -> None:
+    g = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+    s = BoardSummary(START)
+    s.add(_move(Position.initial(), 2), 1.0)
+
+    def state() -> None:
+        message = {"session": "board1-x.jsonl", "summary": s.to_json(), "record": s.record()}
+        g._on_message(None, None, _Msg("test/board/1/state", message))
+
+    state()
+    one = g.round_ogn()
+    assert '[Board "1"]' in one and one == g.round_ogn()
+    s.add(_move(Position.initial().play(2), 8), 2.0)
+    state()
+    two = g.round_ogn()
+    assert two != one and two.startswith(one.split("\n\n")[0])  # same tags, one move more
