@@ -213,11 +213,12 @@ def run(
     template: Path | None = None,
     per_process: int = 10,
     probes: int = 10,
+    folder: Path | None = None,
 ) -> dict[str, Any]:
-    folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
+    folder = folder or Path(tempfile.mkdtemp(prefix="bench-hall-"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if not services and template is None:
-        template = _record_template(folder, env, (seconds + 90) * speed)
+        template = _record_template(folder, env, (seconds + 30) * speed)
     broker = LocalBroker(folder / "broker")
     broker.start()
     url = broker.url("bench")
