@@ -80,7 +80,14 @@ def run_hall(
     gatherer.start()
     print(f"oware-companion: hall {address.shown}: open http://{host}:{port}/", flush=True)
     server = uvicorn.Server(
-        uvicorn.Config(create_hall_app(gatherer), host=host, port=port, log_config=None)
+        uvicorn.Config(
+            create_hall_app(gatherer),
+            host=host,
+            port=port,
+            log_config=None,
+            # open pages keep their feed open: without this Ctrl+C would wait for them
+            timeout_graceful_shutdown=3,
+        )
     )
     try:
         server.run()

@@ -111,3 +111,20 @@ def test_one_boards_network_cut_then_back_stale_meanwhile_nothing_lost(hall: Hal
             assert [seq for seq, _ in hall.gathered(n)] == list(range(len(logs[n])))
     finally:
         cable.close()
+
+
+def test_the_hall_stops_on_ctrl_c_with_a_page_following_its_feed(hall: Hall) -> None:
+    """An open page keeps its feed open for ever: Ctrl+C must not wait for it."""
+    import signal
+    import socket
+
+    hall.start_hall()
+    page = socket.create_connection(("127.0.0.1", hall.hall_port), timeout=5)
+    page.sendall(b"GET /api/hall/stream HTTP/1.1\r\nHost: hall\r\n\r\n")
+    assert page.recv(4096).startswith(b"HTTP/1.1 200")  # the feed is open
+    assert hall.hall is not None
+    started = time.monotonic()
+    hall.hall.send_signal(signal.SIGINT)
+    hall.hall.wait(timeout=20)
+    assert time.monotonic() - started < 10
+    page.close()
