@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +64,49 @@ def test_hall_page_shows_every_board_and_follows_their_moves(hall: Hall, browser
 def test_page_files_exist() -> None:
     root = Path(__file__).resolve().parents[2] / "dashboard" / "static"
     assert all((root / name).is_file() for name in ("hall.html", "hall.js", "hall.css"))
+
+
+def test_twenty_boards_in_their_own_processes_each_event_once_and_in_order(
+    hall: Hall, browser: Any
+) -> None:
+    """The issue's hall in CI: twenty ``serve --publish`` processes, one broker, the hall
+    page in Chromium showing every board and following their moves; at the end the hall
+    holds each board's events exactly once, in order."""
+    twenty = range(1, 21)
+    # the HX711's 10 Hz mode: twenty boards at 80 Hz would need most of two cores
+    hall.sim = "sim://?speed=2&rate=10&mistakes=0.1"
+    hall.start_hall()
+    for n in twenty:
+        hall.start_board(n)
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(hall.page)
+    page.wait_for_selector(".card >> nth=19", timeout=180_000)
+    assert page.locator(".card").count() == 20
+    first = {n: _card_moves(page, n) for n in twenty}
+    wait_for(
+        lambda: all(_card_moves(page, n) > first[n] for n in twenty),
+        180,
+        "a move more on every card",
+    )
+    for n in twenty:  # each service sends what its log holds, then stops
+        hall.boards[n].send_signal(signal.SIGINT)
+    for n in twenty:
+        hall.boards[n].wait(timeout=60)
+    logs = {n: hall.log_events(n) for n in twenty}
+    wait_for(
+        lambda: all((b := hall.board(n)) and b["taken"] >= len(logs[n]) for n in twenty),
+        60,
+        "every event of every log at the hall",
+    )
+    for n in twenty:
+        gathered = hall.gathered(n)
+        assert [seq for seq, _ in gathered] == list(range(len(logs[n]))), f"board {n}"
+        assert [event for _, event in gathered] == logs[n], f"board {n}"
+    # the hall's summary is each log's end, and the page shows it
+    summaries = {n: (hall.board(n) or {})["summary"] for n in twenty}
+    assert all(summaries[n]["seq"] == len(logs[n]) - 1 for n in twenty)
+    wait_for(
+        lambda: all(_card_moves(page, n) == summaries[n]["moves"] for n in twenty),
+        30,
+        "every card at its board's last move",
+    )
