@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,21 @@ class Hall:
         (path,) = (self.folder / "hall" / f"board-{number}").glob("*.jsonl")
         lines = [json.loads(raw) for raw in path.read_text().splitlines()]
         return [(line["seq"], line["event"]) for line in lines]
+
+    def assert_all_gathered(self, numbers: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+        """Wait until the hall took every event of the boards' logs, then check it took
+        each exactly once, in order; the logs' events, by board."""
+        logs = {n: self.log_events(n) for n in numbers}
+        wait_for(
+            lambda: all((b := self.board(n)) and b["taken"] >= len(logs[n]) for n in logs),
+            60,
+            "every event of every log at the hall",
+        )
+        for n, events in logs.items():
+            gathered = self.gathered(n)
+            assert [seq for seq, _ in gathered] == list(range(len(events))), f"board {n}"
+            assert [event for _, event in gathered] == events, f"board {n}"
+        return logs
 
     def close(self) -> None:
         for proc in [*self.boards.values(), self.hall]:

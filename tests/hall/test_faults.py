@@ -56,16 +56,8 @@ def test_broker_and_hall_restarted_mid_game_nothing_lost_nothing_doubled(
 
     for n in BOARDS:  # the games end here; each service sends what its log holds, then stops
         hall.stop_board(n)
-    logs = {n: hall.log_events(n) for n in BOARDS}
-    wait_for(
-        lambda: all((b := hall.board(n)) and b["taken"] >= len(logs[n]) for n in BOARDS),
-        60,
-        "every event of every log at the hall",
-    )
+    logs = hall.assert_all_gathered(BOARDS)
     for n in BOARDS:
-        gathered = hall.gathered(n)
-        assert [seq for seq, _ in gathered] == list(range(len(logs[n]))), f"board {n}"
-        assert [event for _, event in gathered] == logs[n], f"board {n}"
         board = hall.board(n)
         assert board is not None and board["gap"] is None
         assert board["summary"]["seq"] == len(logs[n]) - 1  # its last summary is the log's end
@@ -100,15 +92,7 @@ def test_one_boards_network_cut_then_back_stale_meanwhile_nothing_lost(hall: Hal
         )
         for n in (1, 2):
             hall.stop_board(n)
-        logs = {n: hall.log_events(n) for n in (1, 2)}
-        wait_for(
-            lambda: all((b := hall.board(n)) and b["taken"] >= len(logs[n]) for n in (1, 2)),
-            60,
-            "every event at the hall",
-        )
-        for n in (1, 2):
-            assert [event for _, event in hall.gathered(n)] == logs[n]
-            assert [seq for seq, _ in hall.gathered(n)] == list(range(len(logs[n])))
+        hall.assert_all_gathered((1, 2))
     finally:
         cable.close()
 

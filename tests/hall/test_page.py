@@ -92,16 +92,7 @@ def test_twenty_boards_in_their_own_processes_each_event_once_and_in_order(
         hall.boards[n].send_signal(signal.SIGINT)
     for n in twenty:
         hall.boards[n].wait(timeout=60)
-    logs = {n: hall.log_events(n) for n in twenty}
-    wait_for(
-        lambda: all((b := hall.board(n)) and b["taken"] >= len(logs[n]) for n in twenty),
-        60,
-        "every event of every log at the hall",
-    )
-    for n in twenty:
-        gathered = hall.gathered(n)
-        assert [seq for seq, _ in gathered] == list(range(len(logs[n]))), f"board {n}"
-        assert [event for _, event in gathered] == logs[n], f"board {n}"
+    logs = hall.assert_all_gathered(twenty)
     # the hall's summary is each log's end, and the page shows it
     summaries = {n: (hall.board(n) or {})["summary"] for n in twenty}
     assert all(summaries[n]["seq"] == len(logs[n]) - 1 for n in twenty)
