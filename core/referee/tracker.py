@@ -116,6 +116,8 @@ class _Reach:
     boards: IntArray
     costs: FloatArray
     in_hand: BoolArray
+    moved: IntArray
+    """Moves in each suffix (a candidate's depth is its parent's plus this)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +287,7 @@ class Tracker:
             np.array(boards, dtype=np.int64).reshape(len(boards), self.n),
             np.array(costs, dtype=np.float64),
             np.array(in_hand, dtype=bool),
+            np.array([len(suffix) for suffix in suffixes], dtype=np.int64),
         )
         self._reach[key] = found
         return found
@@ -306,6 +309,7 @@ class Tracker:
                     np.array([st.board for st in stages], dtype=np.int64).reshape(-1, self.n),
                     np.array([c for _, _, c in extra], dtype=np.float64),
                     np.array([st.in_hand for st in stages], dtype=bool),
+                    np.array([len(node[0]) for _, node, _ in extra], dtype=np.int64),
                 )
             )
         sizes = [len(r.costs) for r in reaches]
@@ -315,12 +319,11 @@ class Tracker:
         boards = np.concatenate([r.boards for r in reaches])
         costs = np.concatenate([r.costs for r in reaches])
         hands = np.concatenate([r.in_hand for r in reaches])
-        depth = np.concatenate(
-            [
-                np.array([len(k[0]) + len(suf) for suf in r.suffixes], dtype=np.int64)
-                for k, r in zip(self.keys, reaches, strict=False)
-            ]
-            + ([np.array([len(node[0]) for _, node, _ in extra], dtype=np.int64)] if extra else [])
+        # (an extra candidate's "suffix" is its whole history: its parent's depth is not added)
+        beam_depth = np.array([len(k[0]) for k in self.keys] + [0], dtype=np.int64)
+        owner = np.repeat(np.arange(len(reaches)), sizes)
+        depth = beam_depth[np.minimum(owner, len(self.keys))] + np.concatenate(
+            [r.moved for r in reaches]
         )
 
         # Evidence, pit by pit: a pit's look ends when the pile changes (in this history) or
@@ -351,7 +354,7 @@ class Tracker:
 
         fits = ev_rows.sum(axis=1)
         best_fit = int(np.argmax(fits))
-        key_of = self._key_maker(reaches, sizes, len(self.keys), extra)
+        key_of = self._key_maker(reaches, sizes, owner, extra)
         fit = Fit(
             ev.ceiling - float(fits[best_fit]),
             tuple(int(x) for x in boards[best_fit]),
@@ -389,16 +392,18 @@ class Tracker:
         self,
         reaches: list[_Reach],
         sizes: list[int],
-        beam: int,
+        owner: IntArray,
         extra: Sequence[tuple[int, NodeKey, float]],
     ) -> Any:
         """Candidate index → its node key, built only for the candidates looked at."""
-        offsets = np.cumsum([0, *sizes])
+        offsets: list[int] = np.cumsum([0, *sizes]).tolist()
+        owners: list[int] = owner.tolist()  # (plain lists: this runs for hundreds of candidates)
         keys = self.keys
+        beam = len(keys)
 
         def key_of(i: int) -> NodeKey:
-            j = int(np.searchsorted(offsets, i, side="right")) - 1
-            row = i - int(offsets[j])
+            j = owners[i]
+            row = i - offsets[j]
             r = reaches[j]
             if j >= beam:
                 return extra[row][1]
