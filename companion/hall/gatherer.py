@@ -94,13 +94,7 @@ class BoardView:
             "taken": self.taken,
             "next_seq": self.expected,
             "duplicates": self.duplicates,
-            "gap": None
-            if self.gap_since is None
-            else {
-                "since": self.gap_since,
-                "missing_from": self.expected,
-                "waiting": len(self.pending),
-            },
+            "gap": None if self.gap_since is None else self._gap(),
             "online": self.online,
             "stale_since": stale_since,
             "heard": self.heard or None,

@@ -65,7 +65,6 @@ class BoardPublisher:
         self.url = url
         self.path: Path | None = None
         self.offset = 0
-        self.lines = 1
         self.events: list[dict[str, Any]] = []
         self.read_at: list[float] = []
         self.summary: BoardSummary | None = None
@@ -147,7 +146,7 @@ class BoardPublisher:
         if self.path == path:
             return
         self.path = path
-        self.offset, self.lines = 0, 1
+        self.offset = 0
         self.events, self.read_at, self.summary = [], [], None
         self._record, self._size = None, -1
         with self._lock:
@@ -208,7 +207,6 @@ class BoardPublisher:
                 self.events.append(line)
                 self.read_at.append(now)
                 self.summary.add(line, now)
-        self.lines += len(raws)
         self.offset += end
 
     def send(self) -> None:
