@@ -270,6 +270,33 @@ def test_keyboard_walks_settings_pits_and_controls(
     assert page_errors == []
 
 
+def test_menu_keeps_the_keyboard_focus_when_the_boards_list_arrives(
+    live_server: LiveServer, new_page: Any, page_errors: list[str]
+) -> None:
+    # The menu is drawn at once and again when /api/home answers (it adds the other
+    # boards). On a loaded machine that answer comes while a keyboard user is already in
+    # the menu: the focused link must stay focused, and Tab must go on to the next one.
+    page = new_page()
+    held: list[Any] = []
+    page.route("**/api/home", lambda route: held.append(route))
+    page.goto(f"{live_server.url}/?view=referee&board=3")
+    page.wait_for_selector("#nav-spectator", timeout=10_000)
+    assert page.locator("#board-select").count() == 0  # the boards list has not come yet
+    page.focus("#nav-player")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "nav-spectator"
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert held, "the page never asked for /api/home"
+    held[0].continue_()
+    page.wait_for_selector("#board-select", timeout=10_000)
+    assert page.evaluate("document.activeElement.id") == "nav-spectator"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "nav-overlay"
+    assert page_errors == []
+
+
 def test_keyboard_in_the_teaching_view(
     live_server: LiveServer, new_page: Any, page_errors: list[str]
 ) -> None:

@@ -701,37 +701,46 @@ function setupSettings() {
 // -- the menu: the other views of this board, the other boards, the home page ------------
 let homeData = null; // GET /api/home: the boards, and whether commands need a token
 
+// Drawn in place, not rebuilt: the menu is drawn again when /api/home answers, and a
+// keyboard user may already be tabbing through it (a removed link takes the focus with it).
 function renderNav() {
   const nav = $("views-nav");
-  nav.replaceChildren();
-  const home = document.createElement("a");
+  const link = (id) => {
+    let a = document.getElementById(id);
+    if (!a) {
+      a = document.createElement("a");
+      a.id = id;
+      nav.append(a);
+    }
+    return a;
+  };
+  const home = link("nav-home");
   home.href = language() === "en" ? "/" : `/?lang=${language()}`;
-  home.id = "nav-home";
   home.textContent = t("ui.all_boards");
-  nav.append(home);
   for (const v of VIEWS) {
-    const a = document.createElement("a");
+    const a = link(`nav-${v}`);
     a.href = viewHref(board, v, language());
     a.textContent = t(`view.${v}`);
     a.dataset.view = v;
-    a.id = `nav-${v}`;
     if (v === view) a.setAttribute("aria-current", "page");
-    nav.append(a);
   }
   const boards = homeData?.boards ?? [];
   if (boards.length > 1) {
-    const label = document.createElement("label");
-    const span = document.createElement("span");
-    span.textContent = t("ui.other_board");
-    const select = document.createElement("select");
-    select.id = "board-select";
-    for (const b of boards) {
-      select.append(new Option(t("ui.board_option", { board: b.board, rules: rulesTitle(b.rules, b.players) }), b.board));
+    let select = document.getElementById("board-select");
+    if (!select) {
+      const label = document.createElement("label");
+      label.append(document.createElement("span"));
+      select = document.createElement("select");
+      select.id = "board-select";
+      select.addEventListener("change", () => location.assign(viewHref(select.value, view, language())));
+      label.append(select);
+      nav.append(label);
     }
+    select.previousElementSibling.textContent = t("ui.other_board");
+    select.replaceChildren(
+      ...boards.map((b) => new Option(t("ui.board_option", { board: b.board, rules: rulesTitle(b.rules, b.players) }), b.board)),
+    );
     select.value = board;
-    select.addEventListener("change", () => location.assign(viewHref(select.value, view, language())));
-    label.append(span, select);
-    nav.append(label);
   }
 }
 
