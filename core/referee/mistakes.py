@@ -108,10 +108,9 @@ def sowing_mistakes(out: MoveOutcome) -> Iterator[SowingMistake]:
 
     def made(kind: str, i: int, pits: list[int], a: int, b: int, key: tuple[Any, ...]) -> Any:
         path = tuple(mistaken_path(kind, ring, o, n, i))
-        text = wording.sowing_mistake_words(rules, kind, o, a, b)
-
-        # a partial, not a closure: a referee (holding its mistakes) can be pickled
-        alert = partial(wording.sowing_alert, out, pits, text, path, i)
+        # a partial, not a closure: a referee (holding its mistakes) can be pickled; the
+        # words are written only if the alert is raised
+        alert = partial(_sowing_alert, out, pits, (kind, o, a, b), path, i)
         return SowingMistake(kind, i, path, Mistake(("illegal_sowing", *key), alert))
 
     for i in range(limit):
@@ -127,6 +126,17 @@ def sowing_mistakes(out: MoveOutcome) -> Iterator[SowingMistake]:
     backwards = tuple(reversed(ring))
     if backwards[0] >= 0 and ring[0] >= 0:
         yield made("clockwise", 0, [o, backwards[0]], backwards[0], ring[0], ("clockwise", o))
+
+
+def _sowing_alert(
+    out: MoveOutcome,
+    pits: list[int],
+    words: tuple[str, int, int, int],
+    path: tuple[int, ...],
+    wrong_index: int,
+) -> dict[str, Any]:
+    text = wording.sowing_mistake_words(out.before.ruleset, *words)
+    return wording.sowing_alert(out, pits, text, path, wrong_index)
 
 
 def illegal_lift(pos: Position, pit: int) -> Mistake:

@@ -396,10 +396,16 @@ class Referee:
         threshold = self.commit_mass
         if settled:
             threshold = self.commit_still
-            if self._still_since is not None and obs.t - self._still_since >= self.ambiguity_time:
-                # A board that stayed still this long tells nothing more (a camera reads it the
-                # same way), and a doubt too small to ask a person about would otherwise stay
-                # open for ever (the last move of a game has no next move to settle it).
+            if (
+                self._still_since is not None
+                and obs.t - self._still_since >= self.ambiguity_time
+                and self._tracker.best_position().is_over
+            ):
+                # The last move of a game has no next move to settle a doubt too small to ask
+                # a person about, and a board that stayed still this long tells nothing more
+                # (a camera reads it the same way). Earlier in a game the next move's sowing
+                # settles it: a doubt that held 2 s was, on the bench, as often two held
+                # misreads that mimic a move as a real one.
                 threshold = min(threshold, self.alert_mass)
         events = self._commit(obs.t, threshold, settled=settled)
         if self.position.is_over:

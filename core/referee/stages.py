@@ -124,6 +124,21 @@ def sowing_boards(
         yield k, tuple(board)
 
 
+def board_after(before: Sequence[int], origin: int, path: Sequence[int], k: int) -> tuple[int, ...]:
+    """The board after lifting ``origin`` and sowing the first ``k`` seeds of ``path`` (no
+    relays): the board :func:`sowing_boards` gives at ``k``, without the boards before it.
+
+    >>> board_after((1, 2, 0, 0), 1, (2, 3, -1), 2)
+    (1, 0, 1, 1)
+    """
+    board = list(before)
+    board[origin] = 0
+    for slot in path[:k]:
+        if slot >= 0:
+            board[slot] += 1
+    return tuple(board)
+
+
 def stores_without_capture(out: MoveOutcome) -> list[int]:
     """The stores after ``out`` as if its capture had not been taken (a missed capture)."""
     stores = list(out.position.stores)
@@ -228,16 +243,21 @@ class MoveGraph:
             for m, mv in self._moves.items():
                 variants = []
                 for v in mistakes.sowing_mistakes(mv.out):
-                    boards = dict(sowing_boards(pos.pits, m, v.path))
-                    if boards[len(v.path)] in (mv.sown, mv.out.position.pits):
+                    end = len(v.path)
+                    last = board_after(pos.pits, m, v.path, end)
+                    if last in (mv.sown, mv.out.position.pits):
                         # A lap sown the wrong way (or skipping its origin's neighbour) can
                         # end on the very board the move leaves: no board tells it apart.
                         continue
                     variants.append(v)
-                    for k in range(v.wrong_index + 1, len(v.path) + 1):
-                        key = ("bad", m, v.kind, v.wrong_index, k)
-                        in_hand = k < len(v.path) and _has_pit(v.path[k:])
-                        self._add(Stage(key, boards[k], in_hand, m, v.mistake))
+                    # The first wrong seed and the wrong sowing done are in reach of the
+                    # position; the stages between, of the first (built on first use:
+                    # most wrong sowings are never believed).
+                    self._add_bad(m, v, v.wrong_index + 1)
+                    if end > v.wrong_index + 1:
+                        self._add(
+                            Stage(("bad", m, v.kind, v.wrong_index, end), last, False, m, v.mistake)
+                        )
                 self._mistakes[m] = variants
             if not pos.is_over:
                 for o, seeds in enumerate(pos.pits):
@@ -252,13 +272,25 @@ class MoveGraph:
                     self._lifts.append(o)
         return self._mistakes
 
+    def _add_bad(self, m: int, v: mistakes.SowingMistake, k: int) -> None:
+        """The stage of wrong sowing ``v`` of move ``m`` with ``k`` of its seeds sown."""
+        key = ("bad", m, v.kind, v.wrong_index, k)
+        in_hand = k < len(v.path) and _has_pit(v.path[k:])
+        board = board_after(self.position.pits, m, v.path, k)
+        self._add(Stage(key, board, in_hand, m, v.mistake))
+
     def stage(self, key: StageKey) -> Stage:
         """The stage of ``key``; mistaken stages are built on first use."""
         found = self._stages.get(key)
         if found is None:
             kind = key[0]
             if kind in ("bad", "lift"):
-                self._build_mistakes()
+                built = self._build_mistakes()
+                if kind == "bad" and key not in self._stages:
+                    m, bad_kind, i, k = int(key[1]), str(key[2]), int(key[3]), int(key[4])
+                    for v in built.get(m, ()):
+                        if v.kind == bad_kind and v.wrong_index == i and i < k <= len(v.path):
+                            self._add_bad(m, v, k)
             elif kind == "wrongcap":
                 self._add_wrong_capture(int(key[1]), tuple(key[2]))
             elif kind == "taken":
