@@ -32,6 +32,21 @@ def dom_pits(page: Any) -> list[int]:
     )
 
 
+def wait_drawn_is_model(page: Any) -> None:
+    """Wait until the counts drawn are the page's model of the position. Compared inside the
+    page, in one go: the game plays on, and a move arriving between two separate reads
+    would pass for a board drawn wrong."""
+    page.wait_for_function(
+        """() => {
+          const drawn = [...document.querySelectorAll('#board .pit')]
+            .sort((a, b) => a.dataset.pit - b.dataset.pit)
+            .map(e => Number(e.querySelector('.count').textContent));
+          return JSON.stringify(drawn) === JSON.stringify(window.dashboard.model.position.pits);
+        }""",
+        timeout=10_000,
+    )
+
+
 def dom_moves(page: Any) -> list[str]:
     return page.eval_on_selector_all(  # type: ignore[no-any-return]
         "#move-list .move", "els => els.map(e => e.textContent)"
@@ -54,8 +69,8 @@ def test_each_view_shows_the_live_game(
     # A move played while the page is open arrives live (not only in the first state).
     page.wait_for_function("window.dashboard.model.lastMove !== null", timeout=30_000)
     # The drawn board is the page's model of the game, and the model follows the server.
+    wait_drawn_is_model(page)
     model = page.evaluate("window.dashboard.model.position")
-    assert dom_pits(page) == model["pits"]
     server_moves = [m["notation"] for m in live_server.state(1)["moves"]]
     shown = dom_moves(page)
     common = min(len(shown), len(server_moves))
@@ -340,7 +355,7 @@ def test_three_and_four_players_render(
     assert page.locator("#board .pit").count() == 6 * players
     assert page.locator("#board .store").count() == players
     assert page.locator(".player-card").count() == players
-    assert dom_pits(page) == page.evaluate("window.dashboard.model.position.pits")
+    wait_drawn_is_model(page)
     names = page.eval_on_selector_all("#board .pit-name", "els => els.map(e => e.textContent)")
     assert "1A" in names and f"{players}F" in names
     screenshot(page, f"players-{players}")
