@@ -255,9 +255,7 @@ class MoveGraph:
                     # most wrong sowings are never believed).
                     self._add_bad(m, v, v.wrong_index + 1)
                     if end > v.wrong_index + 1:
-                        self._add(
-                            Stage(("bad", m, v.kind, v.wrong_index, end), last, False, m, v.mistake)
-                        )
+                        self._add_bad(m, v, end, last)
                 self._mistakes[m] = variants
             if not pos.is_over:
                 for o, seeds in enumerate(pos.pits):
@@ -272,12 +270,24 @@ class MoveGraph:
                     self._lifts.append(o)
         return self._mistakes
 
-    def _add_bad(self, m: int, v: mistakes.SowingMistake, k: int) -> None:
-        """The stage of wrong sowing ``v`` of move ``m`` with ``k`` of its seeds sown."""
+    def _add_bad(
+        self, m: int, v: mistakes.SowingMistake, k: int, board: tuple[int, ...] | None = None
+    ) -> None:
+        """The stage of wrong sowing ``v`` of move ``m`` with ``k`` of its seeds sown
+        (``board``: its board, when the caller has it already)."""
         key = ("bad", m, v.kind, v.wrong_index, k)
         in_hand = k < len(v.path) and _has_pit(v.path[k:])
-        board = board_after(self.position.pits, m, v.path, k)
+        if board is None:
+            board = board_after(self.position.pits, m, v.path, k)
         self._add(Stage(key, board, in_hand, m, v.mistake))
+
+    def _variant(self, m: int, kind: str, wrong_index: int) -> mistakes.SowingMistake | None:
+        """Move ``m``'s wrong sowing of ``kind`` going wrong at seed ``wrong_index`` (None:
+        not one the referee keeps)."""
+        for v in self._build_mistakes().get(m, ()):
+            if v.kind == kind and v.wrong_index == wrong_index:
+                return v
+        return None
 
     def stage(self, key: StageKey) -> Stage:
         """The stage of ``key``; mistaken stages are built on first use."""
@@ -285,12 +295,12 @@ class MoveGraph:
         if found is None:
             kind = key[0]
             if kind in ("bad", "lift"):
-                built = self._build_mistakes()
+                self._build_mistakes()
                 if kind == "bad" and key not in self._stages:
-                    m, bad_kind, i, k = int(key[1]), str(key[2]), int(key[3]), int(key[4])
-                    for v in built.get(m, ()):
-                        if v.kind == bad_kind and v.wrong_index == i and i < k <= len(v.path):
-                            self._add_bad(m, v, k)
+                    m, i, k = int(key[1]), int(key[3]), int(key[4])
+                    v = self._variant(m, str(key[2]), i)
+                    if v is not None and i < k <= len(v.path):
+                        self._add_bad(m, v, k)
             elif kind == "wrongcap":
                 self._add_wrong_capture(int(key[1]), tuple(key[2]))
             elif kind == "taken":
@@ -398,9 +408,8 @@ class MoveGraph:
                 exits.append((Exit((m, True)), MISTAKE))
         elif kind == "bad":
             m, bad_kind, i, k = int(key[1]), str(key[2]), int(key[3]), int(key[4])
-            variant = next(
-                v for v in self._build_mistakes()[m] if v.kind == bad_kind and v.wrong_index == i
-            )
+            variant = self._variant(m, bad_kind, i)
+            assert variant is not None  # the stage ``key`` was built from it
             for k2 in range(k + 1, len(variant.path) + 1):
                 stages.append((("bad", m, bad_kind, i, k2), STEP * (k2 - k)))
             stages.append((("idle",), 0.0))

@@ -23,13 +23,17 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 VIEWS = ["referee", "player", "spectator", "overlay", "teaching"]
 
 
+#: The counts drawn on the board, by pit index (a JavaScript expression).
+DRAWN_PITS = (
+    "[...document.querySelectorAll('#board .pit')]"
+    ".sort((a, b) => a.dataset.pit - b.dataset.pit)"
+    ".map(e => Number(e.querySelector('.count').textContent))"
+)
+
+
 def dom_pits(page: Any) -> list[int]:
     """The counts drawn on the board, by pit index."""
-    return page.eval_on_selector_all(  # type: ignore[no-any-return]
-        "#board .pit",
-        "els => els.sort((a, b) => a.dataset.pit - b.dataset.pit)"
-        ".map(e => Number(e.querySelector('.count').textContent))",
-    )
+    return page.evaluate(f"() => {DRAWN_PITS}")  # type: ignore[no-any-return]
 
 
 def wait_drawn_is_model(page: Any) -> None:
@@ -37,12 +41,8 @@ def wait_drawn_is_model(page: Any) -> None:
     page, in one go: the game plays on, and a move arriving between two separate reads
     would pass for a board drawn wrong."""
     page.wait_for_function(
-        """() => {
-          const drawn = [...document.querySelectorAll('#board .pit')]
-            .sort((a, b) => a.dataset.pit - b.dataset.pit)
-            .map(e => Number(e.querySelector('.count').textContent));
-          return JSON.stringify(drawn) === JSON.stringify(window.dashboard.model.position.pits);
-        }""",
+        f"() => JSON.stringify({DRAWN_PITS})"
+        " === JSON.stringify(window.dashboard.model.position.pits)",
         timeout=10_000,
     )
 
