@@ -17,7 +17,7 @@ router = APIRouter(tags=["health"])
     summary="service, source, link and camera state of every board",
     responses={503: {"description": "boards are still resuming their logs after a restart"}},
 )
-def health(service: ServiceDep) -> Any:
+async def health(service: ServiceDep) -> Any:
     found = service.health()
     if found["status"] == "resuming":  # up, answering, but not playing yet
         return JSONResponse(found, status_code=503)

@@ -69,7 +69,7 @@ def board_page(b: BoardId, request: Request, service: ServiceDep) -> Response:
 
 
 @router.get("/api/home", tags=["pages"], summary="the boards and the link of each view")
-def home_data(service: ServiceDep) -> dict[str, Any]:
+async def home_data(service: ServiceDep) -> dict[str, Any]:
     boards = []
     for runtime in service.boards.values():
         rules = runtime.referee.position.ruleset

@@ -14,19 +14,22 @@ from .deps import BoardDep, ServiceDep, require_json, require_token
 
 router = APIRouter(prefix="/api", tags=["game"])
 
+# The routes that read a board's referee are coroutines: the referee is fed on the event
+# loop, and a plain ``def`` route would run in the thread pool and read it half-updated.
+
 
 @router.get("/boards", summary="the boards this server watches")
-def boards(service: ServiceDep) -> list[dict[str, Any]]:
+async def boards(service: ServiceDep) -> list[dict[str, Any]]:
     return service.board_list()
 
 
 @router.get("/board/{b}/state", summary="the game on a board, as the referee sees it")
-def state(board: BoardDep) -> dict[str, Any]:
+async def state(board: BoardDep) -> dict[str, Any]:
     return board.state()
 
 
 @router.get("/board/{b}/events", summary="events of the board's session, oldest first")
-def events(
+async def events(
     board: BoardDep,
     since: Annotated[int, Query(ge=0, description="first list index to return")] = 0,
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,

@@ -7,6 +7,7 @@ for a game from ``sim://`` and for a game from ``replay://``.
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 import time
@@ -188,3 +189,14 @@ def test_engine_suggestions_reach_the_referee_alone_in_fair_play(serve: Any) -> 
     for role in ("spectator", "player"):
         assert not [m for m in got[role] if m["type"] == "suggestion"], role
     assert server.get("/health").json()["boards"]["1"]["engine"]["running"] is True
+
+
+
+def test_routes_that_read_the_referee_run_on_its_event_loop() -> None:
+    """The referee is fed on the event loop; a plain ``def`` route runs in FastAPI's thread
+    pool and can read it half-updated (CI once got a 500 from ``/state``: the tracker's
+    arrays of two sizes). So each route that reads a board's referee is a coroutine."""
+    from dashboard.routers import health, pages, state
+
+    readers = [state.boards, state.state, state.events, health.health, pages.home_data]
+    assert [r.__name__ for r in readers if not inspect.iscoroutinefunction(r)] == []
