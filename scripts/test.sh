@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: set up (idempotent), lint and format check, type-check, then pytest
-# with coverage. This is exactly what CI runs (.ci/run).
+# The whole test suite: set up (idempotent), lint and format check, type-check, then pytest.
+# This is exactly what CI runs (.ci/run). Arguments go to pytest: `scripts/test.sh --cov`
+# adds the coverage report (tracing makes the run about a third longer, past what CI allows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -13,4 +14,4 @@ mypy
 echo "== pytest =="
 # Two workers (pytest-xdist), a test file each at a time: most tests wait on a server, a
 # browser or a simulator, so one worker leaves a core idle. TEST_WORKERS=0 runs in one process.
-pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=25 --cov --cov-report=term:skip-covered "$@"
+pytest -n "${TEST_WORKERS:-2}" --dist loadfile --durations=25 "$@"

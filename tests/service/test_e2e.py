@@ -191,7 +191,6 @@ def test_engine_suggestions_reach_the_referee_alone_in_fair_play(serve: Any) -> 
     assert server.get("/health").json()["boards"]["1"]["engine"]["running"] is True
 
 
-
 def test_routes_that_read_the_referee_run_on_its_event_loop() -> None:
     """The referee is fed on the event loop; a plain ``def`` route runs in FastAPI's thread
     pool and can read it half-updated (CI once got a 500 from ``/state``: the tracker's
