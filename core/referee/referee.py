@@ -187,6 +187,8 @@ class Referee:
         self._touched: int | None = None
         self._provisional: tuple[Record, int] | None = None
         self._question: int | None = None
+        self._question_at = 0.0
+        """When the open question was asked."""
         if not keep_counts:
             self._overrides: dict[int, Counted] = {}
         self._last_key = None
@@ -394,20 +396,28 @@ class Referee:
 
     def _decide(self, obs: Observation, settled: bool) -> list[Event]:
         threshold = self.commit_mass
+        game_end = False
         if settled:
             threshold = self.commit_still
-            if (
+            over = (
                 self._still_since is not None
                 and obs.t - self._still_since >= self.ambiguity_time
                 and self._tracker.best_position().is_over
-            ):
+            )
+            if over:
                 # The last move of a game has no next move to settle a doubt too small to ask
                 # a person about, and a board that stayed still this long tells nothing more
                 # (a camera reads it the same way). Earlier in a game the next move's sowing
                 # settles it: a doubt that held 2 s was, on the bench, as often two held
                 # misreads that mimic a move as a real one.
                 threshold = min(threshold, self.alert_mass)
-        events = self._commit(obs.t, threshold, settled=settled)
+                # A doubt too large for that was asked about; left unanswered as long, the
+                # likelier line is taken, as a doubt the game went on past is (a person can
+                # still undo it), rather than the game never ending on the page.
+                game_end = (
+                    self._question is not None and obs.t - self._question_at >= self.ambiguity_time
+                )
+        events = self._commit(obs.t, threshold, settled=settled, game_end=game_end)
         if self.position.is_over:
             return events
         if settled:
@@ -432,9 +442,12 @@ class Referee:
         return out
 
     # -- committing moves ---------------------------------------------------------------------
-    def _commit(self, t: float, threshold: float, *, settled: bool = False) -> list[Event]:
+    def _commit(
+        self, t: float, threshold: float, *, settled: bool = False, game_end: bool = False
+    ) -> list[Event]:
         """Confirm every move whose histories hold ``threshold`` of the belief (on a still
-        board, also the likelier of a doubt :data:`STALE_DEPTH` moves old)."""
+        board, also the likelier of a doubt :data:`STALE_DEPTH` moves old, or of any doubt
+        left once the likeliest history has ended the game: ``game_end``)."""
         events: list[Event] = []
         while not self.position.is_over:
             masses = self._tracker.transposed_masses()
@@ -442,9 +455,10 @@ class Referee:
             if not done:
                 break
             mass, record = max(done)
-            stale = (
-                settled and STALE_MASS <= mass < threshold and self._tracker.depth() >= STALE_DEPTH
-            )
+            # No move will come after a game's end to settle a doubt that stays: it is as
+            # old as it will ever be.
+            old = game_end or self._tracker.depth() >= STALE_DEPTH
+            stale = settled and STALE_MASS <= mass < threshold and old
             if mass < threshold and not stale:
                 self._ready = None
                 break
@@ -453,17 +467,19 @@ class Referee:
                 # confirmed if still sure at the next (one glitching frame is not a move).
                 self._ready = record
                 break
-            events += self._confirm_record(record, t, stale=stale)
+            events += self._confirm_record(record, t, stale=stale, ended=game_end)
         return events
 
-    def _confirm_record(self, record: Record, t: float, *, stale: bool = False) -> list[Event]:
+    def _confirm_record(
+        self, record: Record, t: float, *, stale: bool = False, ended: bool = False
+    ) -> list[Event]:
         pit, missed = record
         graph = self._tracker.graph(())
         out = graph.outcome(pit)
         rules = self.position.ruleset
         events: list[Event] = []
         if self._question is not None:
-            how = wording.stale_doubt_text(out) if stale else "the doubt is settled"
+            how = wording.stale_doubt_text(out, ended) if stale else "the doubt is settled"
             events.append(self._restored(t, self._question, how))
         if self._provisional is not None and self._provisional[0] != record:
             events.append(self._withdrawn(t))
@@ -813,6 +829,7 @@ class Referee:
             },
         )
         self._question = ev["alert_id"]
+        self._question_at = t
         return [ev]
 
     def _ask_which_move(self, t: float, moves: list[int]) -> list[Event]:
@@ -834,6 +851,7 @@ class Referee:
             },
         )
         self._question = ev["alert_id"]
+        self._question_at = t
         return [ev]
 
     def _restored(self, t: float, alert_id: int, how: str) -> Event:

@@ -268,9 +268,11 @@ def resync_text(how: str) -> str:
     return f"the board matches the game again: {how}" if how else "the board matches the game again"
 
 
-def stale_doubt_text(out: MoveOutcome) -> str:
-    """A move taken as the likelier after the game went on without settling it."""
+def stale_doubt_text(out: MoveOutcome, ended: bool = False) -> str:
+    """A move taken as the likelier after the game went on (or ended: ``ended``) without
+    settling it."""
+    went = "ended" if ended else "went on"
     return (
-        f"the game went on without settling the doubt; {out.name} is taken as played "
+        f"the game {went} without settling the doubt; {out.name} is taken as played "
         "(undo, or set the position, if it was not)"
     )

@@ -672,3 +672,28 @@ def test_a_doubt_about_the_last_move_of_a_game_is_settled_once_the_board_stays_s
     asked = [e for frame in per_frame for e in frame if e.type == "ambiguous"]
     assert len(named) == 1 and named[0] >= ref.ambiguity_time and not asked
     assert ref.position == before.play(5) and ref.position.is_over
+
+
+@pytest.mark.parametrize(("lean", "named"), [(0.85, True), (0.6, False)])
+def test_a_doubt_about_the_games_last_move_asked_and_unanswered_takes_the_likelier(
+    lean: float, named: bool
+) -> None:
+    # F captures the two seeds that end the game, and the reading leans ``lean`` that pit a
+    # is empty: too weak to name the move, so the referee asks. No move will come after the
+    # game's end to settle it: unanswered for the ambiguity time, a doubt of 85:15 is taken
+    # as the likelier move and says so (a person can still undo it); one of 60:40 stays
+    # asked.
+    before = Position(Position.initial().ruleset, (4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 0, 0), (23, 0), 0)
+    ref = Referee(before)
+    readings: list[Any] = list(before.play(5).pits)
+    readings[6] = (lean, 1 - lean, 0, 0, 0, 0)
+    per_frame = _still_board(ref, readings, 6.0)
+    at = {e.type: k * 0.2 for k, frame in enumerate(per_frame) for e in frame}
+    assert at["ambiguous"] >= ref.ambiguity_time
+    if named:
+        assert at["move"] >= at["ambiguous"] + ref.ambiguity_time and "game_over" in at
+        settled = next(e for frame in per_frame for e in frame if e.type == "board_restored")
+        assert "the game ended without settling the doubt; F is taken" in settled["text"]
+        assert ref.position == before.play(5) and ref.position.is_over and ref.alerts == []
+    else:
+        assert "move" not in at and ref.position == before and len(ref.alerts) == 1
