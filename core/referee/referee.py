@@ -446,8 +446,8 @@ class Referee:
         self, t: float, threshold: float, *, settled: bool = False, game_end: bool = False
     ) -> list[Event]:
         """Confirm every move whose histories hold ``threshold`` of the belief (on a still
-        board, also the likelier of a doubt :data:`STALE_DEPTH` moves old, or of any doubt
-        left once the likeliest history has ended the game: ``game_end``)."""
+        board, also the likelier of a doubt :data:`STALE_DEPTH` moves old, or, ``game_end``,
+        of a question about a game's end left unanswered: see :meth:`_decide`)."""
         events: list[Event] = []
         while not self.position.is_over:
             masses = self._tracker.transposed_masses()

@@ -355,22 +355,17 @@ def test_last_move_says_who_and_stores_are_labelled(live_server: LiveServer, new
     page.wait_for_function(
         "document.querySelectorAll('#move-list .move').length > 0", timeout=60_000
     )
-    # the line and the model read in one go, inside the page: read apart, a move arriving in
-    # between made them disagree (the line one move behind)
-    said = """() => {
-        const move = window.dashboard.model.moves.at(-1);
-        const who = move.player === 0 ? "South" : "North";
-        return [document.querySelector("#last-move").textContent, who, move.name];
-    }"""
-
-    def line_says_the_last_move() -> bool:
-        last, who, name = page.evaluate(said)
-        return bool(last.startswith(f"Last move: {who} played {name}"))
-
-    deadline = time.monotonic() + 10
-    while not line_says_the_last_move():
-        assert time.monotonic() < deadline, page.evaluate(said)
-        time.sleep(0.1)
+    # the line and the model compared in one go, inside the page: read apart, a move arriving
+    # in between made them disagree (the line one move behind)
+    page.wait_for_function(
+        """() => {
+            const move = window.dashboard.model.moves.at(-1);
+            const who = move.player === 0 ? "South" : "North";
+            return document.querySelector("#last-move").textContent
+                .startsWith(`Last move: ${who} played ${move.name}`);
+        }""",
+        timeout=10_000,
+    )
     texts = "els => els.map(e => e.textContent)"
     names = page.eval_on_selector_all("#board .store .store-name", texts)
     assert names == ["store", "South", "store", "North"]
