@@ -444,11 +444,22 @@ def test_the_move_list_follows_the_replayed_move(history_server: LiveServer, new
         assert time.monotonic() < deadline, server.state(2)["moves"]
         time.sleep(0.3)
     page = open_view(new_page(1366, 768), server.url, "spectator", board=2)
-    panel = page.locator("section.moves")
-    title = page.locator("#moves-heading")
 
-    def title_in_view() -> bool:
-        box, head = panel.bounding_box(), title.bounding_box()
+    def boxes() -> dict[str, Any]:
+        # the panel, its title and the current move are measured in one layout: read one by
+        # one, a move arriving in between moved the page under the test (CI, 2026-11-23)
+        seen: dict[str, Any] = page.evaluate(
+            "(() => { const r = (s) => { const e = document.querySelector(s);"
+            " if (!e) return null; const b = e.getBoundingClientRect();"
+            " return {y: b.y, height: b.height}; };"
+            " return {box: r('section.moves'), head: r('#moves-heading'),"
+            " cur: r('#move-list .move.current')}; })()"
+        )
+        return seen
+
+    def title_in_view(seen: dict[str, Any] | None = None) -> bool:
+        seen = seen or boxes()
+        box, head = seen["box"], seen["head"]
         assert box is not None and head is not None
         return bool(box["y"] <= head["y"] + 1 and head["y"] + head["height"] <= box["y"] + 100)
 
@@ -463,17 +474,14 @@ def test_the_move_list_follows_the_replayed_move(history_server: LiveServer, new
     page.wait_for_selector("body[data-replay=true]", state="attached")
 
     def current_in_view() -> bool:
-        box, cur = panel.bounding_box(), page.locator("#move-list .move.current").bounding_box()
-        head = title.bounding_box()
+        seen = boxes()
+        box, cur, head = seen["box"], seen["cur"], seen["head"]
         assert box is not None and cur is not None and head is not None
         # below the title, which stays at the top of the panel
-        return (
-            bool(
-                head["y"] + head["height"] <= cur["y"] + 1
-                and cur["y"] + cur["height"] <= box["y"] + box["height"]
-            )
-            and title_in_view()
-        )
+        return bool(
+            head["y"] + head["height"] <= cur["y"] + 1
+            and cur["y"] + cur["height"] <= box["y"] + box["height"]
+        ) and title_in_view(seen)
 
     page.click("#replay-last")
     assert current_in_view()
