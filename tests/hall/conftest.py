@@ -54,6 +54,7 @@ class Hall:
         self.sim = sim
         self.boards: dict[int, subprocess.Popen[bytes]] = {}
         self.board_ports: dict[int, int] = {}
+        self._extra: dict[int, tuple[tuple[str, ...], str | None]] = {}
         self.hall: subprocess.Popen[bytes] | None = None
         self.hall_port = free_port()
         self.hall_config: Path | None = None
@@ -69,6 +70,39 @@ class Hall:
         log = (self.folder / f"board{number}.out").open("ab")
         self.boards[number] = subprocess.Popen(cmd, env=env(), stdout=log, stderr=log, cwd=ROOT)
         self.board_ports[number] = port
+        self._extra[number] = (extra, broker_url)
+
+    def restart_port_clashes(self) -> list[int]:
+        """Start again, on another port, each board whose service found its port taken.
+
+        ``free_port`` only finds a port free at that moment: the board binds it seconds
+        later, by which time another test's server or an outgoing connection may hold it,
+        and the service stops with its one-line error. A person picks a fixed port; the
+        test picks again. The boards started again, by number."""
+        clashed = [
+            n
+            for n, proc in self.boards.items()
+            if proc.poll() is not None and "already in use" in self.log_tail(n)
+        ]
+        for n in clashed:
+            extra, broker_url = self._extra[n]
+            self.start_board(n, *extra, broker_url=broker_url)
+        return clashed
+
+    def log_tail(self, number: int, lines: int = 5) -> str:
+        path = self.folder / f"board{number}.out"
+        text = path.read_text(errors="replace") if path.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def diagnose(self, numbers: Iterable[int]) -> str:
+        """How boards ``numbers`` stand, for a failure message: running or exited, and the
+        end of their logs."""
+        parts = []
+        for n in numbers:
+            code = self.boards[n].poll()
+            state = "running" if code is None else f"exited {code}"
+            parts.append(f"board {n} ({state}, port {self.board_ports[n]}): {self.log_tail(n)!r}")
+        return "; ".join(parts)
 
     def stop_board(self, number: int) -> None:
         proc = self.boards[number]

@@ -8,11 +8,14 @@ each once, in order, none missing.
 
 from __future__ import annotations
 
+import socket
 import time
 
 import httpx
 import pytest
 
+from companion.hall.mosquitto import free_port
+from tests.hall import conftest
 from tests.hall.conftest import Cable, Hall, wait_for
 
 BOARDS = (1, 2, 3)
@@ -112,3 +115,25 @@ def test_the_hall_stops_on_ctrl_c_with_a_page_following_its_feed(hall: Hall) -> 
     hall.hall.wait(timeout=20)
     assert time.monotonic() - started < 10
     page.close()
+
+
+def test_a_board_whose_port_was_taken_is_started_again_on_another(
+    hall: Hall, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The harness's own guard (the twenty-board test leans on it): a port found free and
+    taken before the board binds it stops that board with its one-line error; the board is
+    started again elsewhere and publishes."""
+    taken = socket.create_server(("127.0.0.1", 0))
+    held = taken.getsockname()[1]
+    ports = iter([held])
+    monkeypatch.setattr(conftest, "free_port", lambda: next(ports, None) or free_port())
+    hall.start_hall()
+    hall.start_board(1)
+    assert hall.board_ports[1] == held
+    hall.boards[1].wait(timeout=60)
+    assert "already in use" in hall.log_tail(1)
+    assert hall.restart_port_clashes() == [1]
+    assert hall.board_ports[1] != held
+    wait_for(lambda: _moves(hall, 1) >= 1, 90, "a move of the board started again")
+    assert hall.restart_port_clashes() == []
+    taken.close()

@@ -93,7 +93,16 @@ def test_twenty_boards_in_their_own_processes_each_event_once_and_in_order(
         hall.start_board(n)
     page = browser.new_page(viewport={"width": 1300, "height": 900})
     page.goto(hall.page)
-    page.wait_for_selector(".card >> nth=19", timeout=180_000)
+
+    def all_cards() -> bool:
+        hall.restart_port_clashes()
+        return len(_moves(page)) == 20
+
+    try:
+        wait_for(all_cards, 180, "a card for each of the twenty boards")
+    except AssertionError as error:
+        missing = sorted(set(twenty) - set(_moves(page)))
+        raise AssertionError(f"{error}: no card for {hall.diagnose(missing)}") from None
     assert page.locator(".card").count() == 20
     first = _moves(page)
     wait_for(
