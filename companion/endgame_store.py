@@ -1,16 +1,28 @@
-"""Endgame databases on disk: built once, kept in the user's cache directory.
+"""Endgame databases on disk: built once, kept in the user's cache directory,
+memory-mapped when used.
 
 The computation lives in :mod:`core.engine.retrograde` (arrays in, arrays
-out, no I/O); this module decides where the bytes go and how a long build
-survives being interrupted.
+out, no I/O); this module decides where the bytes go, how a long build
+survives being interrupted, and how a companion opens them at start-up.
 
 Layout (``<cache>/endgame/abapa-v1/``, ``<cache>`` from platformdirs, e.g.
 ``~/.cache/oware-companion``):
 
-* ``layer-07.u8`` — one byte per board with 7 seeds, in rank order;
-* each layer is written to a temporary name and renamed when complete, so a
-  file that exists is whole. A build that is stopped resumes at the first
-  missing layer (``endgame build --max-seeds N`` again).
+* ``values.u8`` — one byte per board, layers 0, 1, 2, ... one after the
+  other in rank order: exactly the flat array the search takes, so
+  :func:`load` maps the file instead of reading it. The operating system
+  reads a page the first time the search touches it; a companion that
+  never reaches an endgame never reads the big layers, and several
+  companions on one computer share the pages.
+* A build appends each layer when it is complete and flushes it to disk.
+  The file's size says which layers are whole: bytes past the last whole
+  layer (a build stopped while appending) are ignored by :func:`load` and
+  cut by the next build, which resumes at the first missing layer
+  (``endgame build --max-seeds N`` again). Builds take ``values.lock`` so
+  that two companions never append to the file at once.
+* ``layer-NN.u8`` files (one file per layer, as earlier versions wrote
+  them) are appended to ``values.u8`` the first time the store is opened,
+  then removed.
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -19,10 +31,12 @@ simply not used.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -48,42 +62,89 @@ def cache_root() -> Path:
 
 
 def store_dir(root: Path | None = None) -> Path:
-    """Where the layers of the current format live."""
+    """Where the databases of the current format live."""
     return (root if root is not None else cache_root()) / "endgame" / FORMAT
 
 
+def values_path(root: Path | None = None) -> Path:
+    """The file of every layer, one after the other (the search's flat array)."""
+    return store_dir(root) / "values.u8"
+
+
 def layer_path(seeds: int, root: Path | None = None) -> Path:
-    """File of layer ``seeds``."""
+    """Where earlier versions kept layer ``seeds`` in a file of its own."""
     return store_dir(root) / f"layer-{seeds:02d}.u8"
+
+
+def _whole_layers(size: int) -> int:
+    """How many layers from 0 upwards ``size`` bytes hold entirely."""
+    seeds = 0
+    while layer_offset(seeds + 1) <= size:
+        seeds += 1
+    return seeds
+
+
+@contextlib.contextmanager
+def _locked(root: Path | None) -> Iterator[None]:
+    """Hold the store's lock (another process building waits here until it is done)."""
+    directory = store_dir(root)
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / "values.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _adopt_layer_files(root: Path | None) -> None:
+    """Append the whole ``layer-NN.u8`` files that continue ``values.u8``, then remove
+    every layer file the values file covers (call with the lock held)."""
+    path = values_path(root)
+    size = path.stat().st_size if path.exists() else 0
+    whole = _whole_layers(size)
+    with path.open("ab") as out:
+        if size != layer_offset(whole):
+            out.truncate(layer_offset(whole))  # a stopped append
+        while True:
+            layer = layer_path(whole, root)
+            if not layer.exists() or layer.stat().st_size != layer_size(whole):
+                break
+            out.write(layer.read_bytes())
+            whole += 1
+        out.flush()
+        os.fsync(out.fileno())
+    for seeds in range(whole):
+        layer_path(seeds, root).unlink(missing_ok=True)
+
+
+def _has_layer_files(root: Path | None) -> bool:
+    directory = store_dir(root)
+    return directory.is_dir() and any(directory.glob("layer-*.u8"))
 
 
 def complete_layers(root: Path | None = None) -> int:
     """How many layers from 0 upwards are on disk and whole (the next to build)."""
-    seeds = 0
-    while True:
-        path = layer_path(seeds, root)
-        if not path.exists() or path.stat().st_size != layer_size(seeds):
-            return seeds
-        seeds += 1
+    if _has_layer_files(root):
+        with _locked(root):
+            _adopt_layer_files(root)
+    path = values_path(root)
+    return _whole_layers(path.stat().st_size) if path.exists() else 0
 
 
 def load(max_seeds: int | None = None, root: Path | None = None) -> np.ndarray | None:
-    """Read the stored layers (up to ``max_seeds``) into one flat array, or None if none.
+    """Map the stored layers (up to ``max_seeds``) as one flat array, or None if none.
 
     The array is what :mod:`core.engine.search` takes; ``max_seeds`` of the
-    result is ``database_seeds(array)``.
+    result is ``database_seeds(array)``. Nothing is read until the search
+    touches it; the mapping is copy-on-write (numba compiles for writable
+    arrays), and nothing is ever written back to the file.
     """
     available = complete_layers(root) - 1
     if available < 0:
         return None
     top = available if max_seeds is None else min(max_seeds, available)
-    values = retrograde.empty_values(top)
-    for seeds in range(top + 1):
-        start = layer_offset(seeds)
-        values[start : start + layer_size(seeds)] = np.fromfile(
-            layer_path(seeds, root), dtype=np.uint8
-        )
-    return values
+    return np.memmap(values_path(root), dtype=np.uint8, mode="c", shape=(layer_offset(top + 1),))
 
 
 def database_seeds(values: np.ndarray) -> int:
@@ -147,34 +208,32 @@ def build(
 ) -> np.ndarray:
     """Build (or finish building) every layer up to ``max_seeds`` and return them all.
 
-    Layers already on disk are loaded, not rebuilt. ``on_layer`` receives the
-    figures of each layer built (seeds, positions, sweeps, cyclic, seconds).
+    Layers already on disk are read, not rebuilt (the build needs every lower
+    layer in memory). ``on_layer`` receives the figures of each layer built
+    (seeds, positions, sweeps, cyclic, seconds).
     """
-    directory = store_dir(root)
-    directory.mkdir(parents=True, exist_ok=True)
-    values = retrograde.empty_values(max_seeds)
-    first = min(complete_layers(root), max_seeds + 1)
-    existing = load(first - 1, root) if first > 0 else None
-    if existing is not None:
-        values[: existing.shape[0]] = existing
-    bar = ProgressBar(first, max_seeds, stream) if show_progress else None
-    for seeds in range(first, max_seeds + 1):
-        started = time.perf_counter()
-        info: dict[str, int | float] = dict(
-            retrograde.build_layer(seeds, values, bar.update if bar else None)
-        )
-        info["seconds"] = time.perf_counter() - started
-        start = layer_offset(seeds)
-        path = layer_path(seeds, root)
-        # (named for this process: two companions building the same layer at once must
-        # not write into one file)
-        temporary = path.with_suffix(f".{os.getpid()}.part")
-        values[start : start + layer_size(seeds)].tofile(temporary)
-        os.replace(temporary, path)  # atomic: a layer file is always whole
-        if bar is not None:
-            bar.layer_done(seeds)
-        if on_layer is not None:
-            on_layer(info)
+    with _locked(root):
+        _adopt_layer_files(root)
+        path = values_path(root)
+        first = min(_whole_layers(path.stat().st_size), max_seeds + 1)
+        values = retrograde.empty_values(max_seeds)
+        values[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
+        bar = ProgressBar(first, max_seeds, stream) if show_progress else None
+        with path.open("ab") as out:
+            for seeds in range(first, max_seeds + 1):
+                started = time.perf_counter()
+                info: dict[str, int | float] = dict(
+                    retrograde.build_layer(seeds, values, bar.update if bar else None)
+                )
+                info["seconds"] = time.perf_counter() - started
+                start = layer_offset(seeds)
+                out.write(values[start : start + layer_size(seeds)].tobytes())
+                out.flush()
+                os.fsync(out.fileno())  # a layer on disk is a layer kept
+                if bar is not None:
+                    bar.layer_done(seeds)
+                if on_layer is not None:
+                    on_layer(info)
     if bar is not None:
         bar.finish()
     return values

@@ -10,13 +10,16 @@ import pytest
 
 from companion import endgame_store
 from core.engine import retrograde
+from core.engine.analysis import analyze, make_searcher
+from core.engine.ranking import layer_offset, layer_size
+from core.position import Position
 
 
 def test_build_writes_layers_and_loads_them_back(tmp_path: Path) -> None:
     stream = io.StringIO()
     built = endgame_store.build(5, root=tmp_path, stream=stream)
     assert endgame_store.complete_layers(tmp_path) == 6
-    assert endgame_store.layer_path(5, tmp_path).stat().st_size == 4368
+    assert endgame_store.values_path(tmp_path).stat().st_size == layer_offset(6)
     loaded = endgame_store.load(root=tmp_path)
     assert loaded is not None
     assert np.array_equal(loaded, built)
@@ -25,15 +28,71 @@ def test_build_writes_layers_and_loads_them_back(tmp_path: Path) -> None:
     assert "layer 5/5" in stream.getvalue() and stream.getvalue().endswith("\n")
 
 
+def test_load_maps_the_file_copy_on_write_and_up_to_the_layer_asked(tmp_path: Path) -> None:
+    built = endgame_store.build(6, root=tmp_path, show_progress=False)
+    loaded = endgame_store.load(4, root=tmp_path)
+    assert isinstance(loaded, np.memmap) and loaded.filename is not None
+    assert endgame_store.database_seeds(loaded) == 4
+    assert np.array_equal(loaded, built[: layer_offset(5)])
+    loaded[0] = 99  # the search's compiled code wants a writable array: the file keeps its bytes
+    again = endgame_store.load(root=tmp_path)
+    assert again is not None and again[0] == built[0] != 99
+
+
+def test_the_search_runs_on_the_mapped_databases(tmp_path: Path) -> None:
+    endgame_store.build(8, root=tmp_path, show_progress=False)
+    mapped = endgame_store.load(root=tmp_path)
+    assert isinstance(mapped, np.memmap)
+    position = Position.from_text("0-0-0-0-1-2-1-0-0-0-2-1-20-21-S")
+
+    def search(values: np.ndarray) -> tuple[list[tuple[int, int]], int]:
+        result = analyze(
+            position, seconds=None, max_depth=9, searcher=make_searcher(position, values, 8)
+        )
+        return [(m.pit, m.score) for m in result.moves], int(result.extra["db_hits"])
+
+    on_disk, in_memory = search(mapped), search(retrograde.build(8))
+    assert on_disk == in_memory and on_disk[1] > 0  # the same values, read from the file
+
+
 def test_an_interrupted_build_resumes_at_the_first_missing_layer(tmp_path: Path) -> None:
     endgame_store.build(6, root=tmp_path, show_progress=False)
-    endgame_store.layer_path(6, tmp_path).unlink()
-    # a half-written file (as left by a crash before the rename) does not count
-    endgame_store.layer_path(5, tmp_path).write_bytes(b"\x00" * 10)
+    path = endgame_store.values_path(tmp_path)
+    # a build stopped while appending layer 5: its first ten bytes reached the disk
+    with path.open("r+b") as f:
+        f.truncate(layer_offset(5) + 10)
+    assert endgame_store.complete_layers(tmp_path) == 5
+    loaded = endgame_store.load(root=tmp_path)
+    assert loaded is not None and endgame_store.database_seeds(loaded) == 4
     done: list[dict[str, int | float]] = []
     values = endgame_store.build(6, root=tmp_path, show_progress=False, on_layer=done.append)
     assert [int(d["seeds"]) for d in done] == [5, 6]
     assert np.array_equal(values, retrograde.build(6))
+    assert path.stat().st_size == layer_offset(7)
+
+
+def test_a_smaller_build_keeps_the_layers_above(tmp_path: Path) -> None:
+    endgame_store.build(6, root=tmp_path, show_progress=False)
+    done: list[dict[str, int | float]] = []
+    values = endgame_store.build(4, root=tmp_path, show_progress=False, on_layer=done.append)
+    assert done == [] and endgame_store.database_seeds(values) == 4
+    assert endgame_store.complete_layers(tmp_path) == 7
+
+
+def test_layer_files_of_earlier_versions_are_taken_into_the_values_file(tmp_path: Path) -> None:
+    whole = retrograde.build(6)
+    endgame_store.store_dir(tmp_path).mkdir(parents=True)
+    for seeds in range(6):  # layers 0-5 as earlier versions wrote them; 6 half-written
+        start = layer_offset(seeds)
+        whole[start : start + layer_size(seeds)].tofile(endgame_store.layer_path(seeds, tmp_path))
+    endgame_store.layer_path(6, tmp_path).write_bytes(b"\x00" * 10)
+    assert endgame_store.complete_layers(tmp_path) == 6
+    loaded = endgame_store.load(root=tmp_path)
+    assert loaded is not None and np.array_equal(loaded, whole[: layer_offset(6)])
+    left = sorted(p.name for p in endgame_store.store_dir(tmp_path).glob("layer-*.u8"))
+    assert left == ["layer-06.u8"]  # not whole: left alone, and built again
+    values = endgame_store.build(6, root=tmp_path, show_progress=False)
+    assert np.array_equal(values, whole)
 
 
 def test_load_without_databases_returns_none(tmp_path: Path) -> None:
