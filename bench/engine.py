@@ -6,6 +6,7 @@ Usage (each part can be chosen; figures are medians)::
     nice .venv/bin/python -m bench.engine --build 14          # build time per layer
     nice .venv/bin/python -m bench.engine --match --games 100 --time 1.0
     nice .venv/bin/python -m bench.engine --tune --games 40   # evaluation weights
+    nice .venv/bin/python -m bench.engine --fit --samples 3000  # weights by regression
     python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
@@ -34,11 +35,13 @@ from pathlib import Path
 import numpy as np
 
 from companion import endgame_store
+from companion.engine_fit import fit, make_samples
 from companion.engine_match import OUR_ENGINE, GameResult, run_match
 from core import Position
 from core.engine import retrograde
 from core.engine.analysis import analyze
 from core.engine.evaluation import DEFAULT_WEIGHTS, MATERIAL_ONLY
+from core.engine.fitting import FEATURES
 from core.engine.kernel import to_relative
 from core.engine.mcts import mcts_move
 from core.engine.search import Searcher, warm_up
@@ -232,6 +235,31 @@ def tune(games: int, nodes: int, seed: int, candidate: list[int] | None = None) 
     )
 
 
+def databases_word() -> str:
+    """Which endgame databases the cache holds, in words."""
+    layers = endgame_store.complete_layers()
+    return f"endgame databases up to {layers - 1} seeds" if layers else "no endgame databases"
+
+
+def main_fit(samples: int, label_nodes: int, seed: int) -> int:
+    """``python -m bench.engine --fit``: fit the evaluation's weights (see
+    :mod:`companion.engine_fit`); the samples are kept in the cache, so a second run with
+    the same settings resumes, or only fits."""
+    where = endgame_store.cache_root() / "fit" / f"samples-seed{seed}-nodes{label_nodes}.jsonl"
+    made = make_samples(where, samples, label_nodes=label_nodes, seed=seed)
+    report = fit(made[:samples], DEFAULT_WEIGHTS)
+    names = " ".join(FEATURES)
+    print(f"fit: {samples} positions from self-play (seed {seed}) in {where}")
+    print(
+        f"fit: targets by searches of {label_nodes} nodes (mean depth {report.mean_depth:.1f}), "
+        f"{databases_word()} at the leaves"
+    )
+    print(f"fit: weights ({names}), fitted on {report.train}, measured on {report.held_out}")
+    print(f"fit: current {DEFAULT_WEIGHTS.tolist()}: error {report.error_current:.2f} seeds (rms)")
+    print(f"fit: fitted  {report.weights.tolist()}: error {report.error_fitted:.2f} seeds (rms)")
+    return 0
+
+
 def main_match(
     other: str,
     games: int,
@@ -288,6 +316,11 @@ def main() -> int:
         "--opening-plies", type=int, default=2, help="--match-engine: random plies to start"
     )
     parser.add_argument("--tune", action="store_true", help="evaluation weights self-play")
+    parser.add_argument("--fit", action="store_true", help="evaluation weights by regression")
+    parser.add_argument("--samples", type=int, default=3000, help="--fit: positions")
+    parser.add_argument(
+        "--label-nodes", type=int, default=300_000, help="--fit: nodes of each deep search"
+    )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--time", type=float, default=1.0, help="seconds per move / search")
     parser.add_argument("--nodes", type=int, default=30_000, help="nodes per move for --tune")
@@ -311,6 +344,8 @@ def main() -> int:
             ours=args.our_engine,
             plies=args.opening_plies,
         )
+    if args.fit:
+        return main_fit(args.samples, args.label_nodes, args.seed)
     if not (args.search or args.build is not None or args.match or args.tune):
         args.search = True
         args.build = 12

@@ -1,0 +1,124 @@
+"""Fitting the evaluation's weights: the terms, the targets, the least squares, the samples
+file that survives a stopped run, and the bench's figures."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion import endgame_store
+from companion.engine_fit import fit, make_samples, read_samples
+from core import Position
+from core.engine.evaluation import DEFAULT_WEIGHTS, WIN, evaluate
+from core.engine.fitting import CLIP, features, fit_weights, rms_error, target_from_score
+from core.engine.kernel import to_relative
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def random_boards(count: int, seed: int = 3) -> list[tuple[np.ndarray, int, int]]:
+    """Mover-relative boards of random games, with their stores."""
+    rng = np.random.default_rng(seed)
+    found: list[tuple[np.ndarray, int, int]] = []
+    while len(found) < count:
+        p = Position.initial()
+        for _ in range(int(rng.integers(0, 60))):
+            if p.is_over:
+                break
+            p = p.play(int(rng.choice(p.legal_moves())))
+        mover = p.to_move
+        board = to_relative(p.pits, mover)
+        found.append((board, p.stores[mover], p.stores[1 - mover]))
+    return found
+
+
+def test_the_terms_weighted_are_the_evaluation() -> None:
+    rng = np.random.default_rng(5)
+    for board, mine, theirs in random_boards(300):
+        weights = rng.integers(-50, 150, size=5).astype(np.int64)
+        assert int(features(board, mine, theirs) @ weights) == evaluate(
+            board, mine, theirs, weights
+        )
+
+
+def test_targets_are_margins_for_known_results_and_scores_otherwise() -> None:
+    assert target_from_score(WIN + 500) == 500
+    assert target_from_score(-WIN - 300) == -300
+    assert target_from_score(-137) == -137
+
+
+def test_least_squares_finds_the_weights_that_made_the_targets() -> None:
+    boards = random_boards(400)
+    terms = np.array([features(b, m, t) for b, m, t in boards])
+    made_by = np.array([100, 30, -20, 7, 60])
+    targets = terms @ made_by
+    keep = np.abs(targets) < CLIP  # no clipping in this test
+    terms, targets = terms[keep], targets[keep]
+    assert fit_weights(terms, targets).tolist() == made_by.tolist()
+    assert rms_error(terms, targets, made_by) == 0.0
+    assert rms_error(terms, targets, DEFAULT_WEIGHTS) > 0.1
+
+
+def test_clipped_targets_do_not_pull_the_weights() -> None:
+    boards = random_boards(400)
+    terms = np.array([features(b, m, t) for b, m, t in boards])
+    made_by = np.array([100, 30, -20, 7, 60])
+    targets = terms @ made_by
+    keep = np.abs(targets) < CLIP
+    terms, targets = terms[keep], targets[keep]
+    targets[:5] = 50 * CLIP  # a few huge wins, as deep searches find them
+    fitted = fit_weights(terms, targets)
+    rest = terms[:, 1:].astype(float)
+    unclipped, *_ = np.linalg.lstsq(rest, targets - 100.0 * terms[:, 0], rcond=None)
+    assert np.abs(fitted - made_by).sum() < np.abs(unclipped - made_by[1:]).sum() / 3
+
+
+def test_samples_are_appended_and_a_stopped_run_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(endgame_store.CACHE_ENV, str(tmp_path / "cache"))  # no databases
+    where = tmp_path / "samples.jsonl"
+    small = {"games_nodes": 300, "label_nodes": 3_000, "seed": 4, "stream": io.StringIO()}
+    first = make_samples(where, 4, **small)  # type: ignore[arg-type]
+    assert len(first) == 4 and len(read_samples(where)) == 4
+    with where.open("a") as f:
+        f.write('{"position": "4-4-4')  # a line cut short by a crash
+    more = make_samples(where, 7, **small)  # type: ignore[arg-type]
+    assert [s.position for s in more[:4]] == [s.position for s in first]
+    assert len({s.position for s in more}) == 7
+    # a run made in one go gives the same samples
+    again = make_samples(tmp_path / "again.jsonl", 7, **small)  # type: ignore[arg-type]
+    assert [(s.position, s.target) for s in again] == [(s.position, s.target) for s in more]
+    for s in more:
+        p = Position.from_text(s.position)
+        mover = p.to_move
+        board = to_relative(p.pits, mover)
+        assert s.terms == features(board, p.stores[mover], p.stores[1 - mover]).tolist()
+    report = fit(more, DEFAULT_WEIGHTS, held_out=0.3)
+    assert report.train + report.held_out == 7 and report.weights[0] == 100
+
+
+def test_the_bench_prints_the_fitted_weights(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), endgame_store.CACHE_ENV: str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.engine", "--fit", "--samples", "12"]
+        + ["--label-nodes", "2000", "--seed", "2"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    lines = out.stdout.splitlines()
+    assert any(line.startswith("fit: current [100, 12, 18, -10, 25]: error ") for line in lines)
+    assert any(line.startswith("fit: fitted  [100, ") for line in lines)
+    assert "no endgame databases" in out.stdout
+    assert "12/12 positions" in out.stderr
+    assert len(read_samples(tmp_path / "fit" / "samples-seed2-nodes2000.jsonl")) == 12
