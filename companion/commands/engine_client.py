@@ -2,7 +2,9 @@
 
 The other side of ``oware-companion engine``: start an engine program as a
 subprocess, hand it positions and ask for moves. Used by ``analyze --engine
-CMD`` and by the match bench (:mod:`companion.engine_match`). A reader thread
+CMD``, by the live engine worker (``serve --engine CMD``,
+:mod:`companion.service.outside_engine`) and by the match bench
+(:mod:`companion.engine_match`). A reader thread
 queues the engine's lines so that every wait has a time limit; an engine that
 breaks the protocol, says nothing in time or exits raises
 :class:`EngineFault` with the end of its stderr (kept in a log file).
@@ -10,6 +12,7 @@ breaks the protocol, says nothing in time or exits raises
 
 from __future__ import annotations
 
+import os
 import queue
 import shlex
 import subprocess
@@ -49,29 +52,52 @@ class MoveReport:
 class ProtocolEngine:
     """An engine subprocess spoken to through the protocol."""
 
-    def __init__(self, command: str, name: str, *, cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        command: str,
+        name: str,
+        *,
+        cwd: str | None = None,
+        uci_timeout: float = 120.0,
+        ready_timeout: float = 600.0,
+    ) -> None:
+        """Start ``command`` and wait for ``uciok`` and ``readyok`` (within the timeouts);
+        a program that cannot be started raises OSError, one that fails the handshake
+        :class:`EngineFault` (and is ended)."""
         self.command = command
         self.name = name
+        words = shlex.split(command)  # ValueError for an unclosed quote
+        if not words:
+            raise OSError("the engine command is empty")
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the engine
             "w+", prefix=f"engine-{name}-", suffix=".log", delete=False
         )
-        self.proc = subprocess.Popen(
-            shlex.split(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-            bufsize=1,
-            cwd=cwd,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                words,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.log,
+                text=True,
+                bufsize=1,
+                cwd=cwd,
+            )
+        except OSError:
+            self.log.close()
+            os.unlink(self.log.name)
+            raise
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.title = name
-        self.send("uci")
-        for line in self.until("uciok", 120):
-            if line.startswith("id name "):
-                self.title = line[8:].strip() or name
-        self.ready(600)  # ours compiles its search on the first run
+        try:
+            self.send("uci")
+            for line in self.until("uciok", uci_timeout):
+                if line.startswith("id name "):
+                    self.title = line[8:].strip() or name
+            self.ready(ready_timeout)  # ours compiles its search on the first run
+        except EngineFault:
+            self.close()  # a program that is not an engine is not left running
+            raise
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

@@ -13,6 +13,7 @@ suggestions with no hardware::
     oware-companion serve --source camera://0 --calibration board2.json
     oware-companion serve --source camera://0 --source camera://1 \\
         --calibration table1.json --calibration table2.json
+    oware-companion serve --source serial://auto --engine "/opt/aalina/service"
 
 A camera needs a calibration (``oware-companion calibrate --source
 camera://0``); ``serve`` reads the one that command saved unless
@@ -20,6 +21,12 @@ camera://0``); ``serve`` reads the one that command saved unless
 board, each need their own: save each with ``calibrate --out FILE`` and give
 them in the order of the camera sources, or name them in the venue config's
 ``[camera.per_source]`` table (``"camera://1" = "table2.json"``).
+
+``--engine CMD`` (or the venue config's ``[engine] command``) takes the
+suggestions of two-player Oware boards from an outside engine program that
+speaks the engine protocol (:mod:`companion.service.outside_engine`); it is
+started once before anything else, and one that cannot be started stops
+``serve`` with a one-line error.
 
 Listening on anything but loopback makes every command need a token
 (printed at start unless the config sets one). SIGINT or SIGTERM stop the
@@ -46,6 +53,7 @@ from companion.service.config import ServiceConfig, check_token, load_config
 from companion.service.preflight import StartError, preflight
 from companion.service.service import Service, is_loopback
 from companion.sources import is_camera_url
+from core.rules import RuleSet
 from dashboard.views import links_text
 
 log = logging.getLogger(__name__)
@@ -156,6 +164,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-engine", action="store_true", help="no suggestions (saves the CPU)")
     p.add_argument("--engine-seconds", type=float, default=None, help="thinking time per move")
     p.add_argument(
+        "--engine",
+        dest="engine_command",
+        metavar="CMD",
+        default=None,
+        help="suggestions from an outside engine program that speaks the engine protocol, "
+        'e.g. "oware-companion engine" or Aalina\'s (two-player Oware boards; '
+        "default: the built-in search)",
+    )
+    p.add_argument(
         "--silent-after",
         type=float,
         default=None,
@@ -171,6 +188,11 @@ def build_config(args: argparse.Namespace) -> ServiceConfig:
     check_token(args.token)  # the config file's own was checked as it was read
     if args.silent_after is not None and not 0 <= args.silent_after <= 3600:
         raise ValueError("--silent-after must be between 0 (never) and 3600 seconds")
+    if args.engine_command is not None:
+        if not args.engine_command.strip():
+            raise ValueError("--engine needs a command (leave it out to use the built-in search)")
+        if args.no_engine:
+            raise ValueError("--engine and --no-engine contradict each other: give one")
     return config.with_overrides(
         rules=args.rules,
         host=args.host,
@@ -180,6 +202,7 @@ def build_config(args: argparse.Namespace) -> ServiceConfig:
         fair_play=args.fair_play,
         engine=False if args.no_engine else None,
         engine_seconds=args.engine_seconds,
+        engine_command=args.engine_command,
         silent_after=args.silent_after,
     )
 
@@ -229,6 +252,8 @@ def run(
     if first_board < 1:
         raise ValueError("the hall's board numbers start at 1")
     service = Service(sources, config, resume=resume)  # checks every source first
+    if service.engine_enabled and config.engine_command is not None:
+        check_outside_engine(config.engine_command, service.board_rules)
     # the data directory, the index, the port: refused now, before anything is recorded
     sock = preflight(service.data_dir, config.host, config.port)
     conflicts = service.resume_conflicts()
@@ -276,6 +301,23 @@ def run(
         if publisher is not None:
             publisher.stop()
     return 0 if server.started else 1  # (a start that failed has said why)
+
+
+def check_outside_engine(command: str, board_rules: Sequence[RuleSet]) -> None:
+    """Start the outside engine once (StartError, one line, if it cannot be) and say
+    which boards it serves."""
+    from companion.service.outside_engine import check_engine
+
+    name = check_engine(command)
+    oware = [str(n) for n, rules in enumerate(board_rules, 1) if rules.family == "oware"]
+    if oware:
+        log.info("suggestions from the outside engine %s (boards %s)", name, ", ".join(oware))
+    else:
+        log.warning(
+            "--engine: no board plays two-player Oware, so the outside engine %s is not "
+            "used (universal mancala boards get the built-in search)",
+            name,
+        )
 
 
 def serve_command(args: argparse.Namespace) -> int:

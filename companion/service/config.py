@@ -24,6 +24,7 @@ The command line overrides the file, the file overrides the defaults. Example
     [engine]
     enabled = true
     seconds = 3.0                    # thinking time per position
+    command = "oware-companion engine"  # a program speaking the protocol, as serve --engine
 
     [hall]                           # serve --publish / hall --broker (companion.hall)
     broker = "mqtts://broker.local/club"
@@ -105,6 +106,8 @@ class ServiceConfig:
     """Save every confirmed position's pit crops under data_dir/pit-photos/ for train-counter."""
     engine: bool = True
     engine_seconds: float = 3.0
+    engine_command: str | None = None
+    """An outside engine program (``serve --engine``) for the suggestions; None: ours."""
     max_body_bytes: int = 64 * 1024
     """Largest request body (and WebSocket message) accepted."""
     silent_after: float = 2.0
@@ -134,7 +137,7 @@ _SECTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
         "silent_after": (int, float),
     },
     "camera": {"calibration": str, "keep_pit_photos": bool, "per_source": dict},
-    "engine": {"enabled": bool, "seconds": (int, float)},
+    "engine": {"enabled": bool, "seconds": (int, float), "command": str},
     "hall": {"broker": str, "board": int, "username": str, "password": str, "ca_file": str},
 }
 
@@ -221,6 +224,11 @@ def parse_config(data: dict[str, Any], base_dir: Path | None = None) -> ServiceC
         if not 0 < seconds <= 600:
             raise ConfigError("[engine] seconds must be between 0 and 600")
         cfg["engine_seconds"] = seconds
+    if "engine.command" in values:
+        command = values["engine.command"]
+        if not command.strip():
+            raise ConfigError("[engine] command is empty (leave it out to use the built-in search)")
+        cfg["engine_command"] = command
     hall = {k.split(".", 1)[1]: v for k, v in values.items() if k.startswith("hall.")}
     if "ca_file" in hall:
         hall["ca_file"] = str((base / hall["ca_file"]).resolve())

@@ -21,6 +21,14 @@ Fair play: in the playing hall the players must not see suggestions. With
 say ``"audience": "spectators"`` and ``"fair_play": true``; the service shows
 them only on spectator screens. The flag can be switched during a game.
 
+An outside engine: with ``engine_command`` (``serve --engine CMD``) the
+suggestions for two-player Oware positions come from that program, spoken
+to through the engine protocol on this same thread
+(:mod:`companion.service.outside_engine` says how, what its events hold, and
+what happens when it fails: restarted once, then our own search). Universal
+mancala positions always get our own search. ``health()`` has an
+``outside_engine`` section then.
+
 The numba search releases the GIL, so a thread is enough (no process).
 """
 
@@ -35,6 +43,7 @@ from typing import Any, Literal
 import numpy as np
 
 from companion import endgame_store
+from companion.service.outside_engine import Outcome, OutsideEngine, usable_for
 from core.engine.analysis import Analysis, analyze, make_searcher, oware_mode
 from core.engine.search import Searcher
 from core.position import Position
@@ -77,6 +86,7 @@ class EngineWorker:
     endgame database with its top layer ``db_max``; by default (``"auto"``)
     the worker loads whatever :mod:`companion.endgame_store` has in the cache,
     on its own thread so the event loop never waits for the disk.
+    ``engine_command`` names an outside engine program (see the module docstring).
     """
 
     def __init__(
@@ -88,6 +98,7 @@ class EngineWorker:
         db_max: int = -1,
         fair_play: bool = False,
         loop: asyncio.AbstractEventLoop | None = None,
+        engine_command: str | None = None,
     ) -> None:
         self._publish_cb = publish
         self._loop = loop
@@ -106,6 +117,7 @@ class EngineWorker:
         self._current: Searcher | None = None
         self._published = 0
         self._last: dict[str, Any] | None = None
+        self._outside = OutsideEngine(engine_command) if engine_command else None
         self._thread = threading.Thread(target=self._run, name="engine-worker", daemon=True)
         self._thread.start()
 
@@ -153,7 +165,7 @@ class EngineWorker:
     def health(self) -> dict[str, Any]:
         """JSON-ready state for the service's /health endpoint."""
         with self._lock:
-            return {
+            out: dict[str, Any] = {
                 "running": self._thread.is_alive(),
                 "busy": self._busy,
                 "position": self._position.to_text() if self._position else None,
@@ -162,11 +174,21 @@ class EngineWorker:
                 "last_depth": self._last["depth"] if self._last else None,
                 "endgame_database": self._db_max,
             }
+        if self._outside is not None:
+            out["outside_engine"] = self._outside.health()
+        return out
 
     # -- the worker thread ------------------------------------------------------------
     _finished_generation = False
 
     def _run(self) -> None:
+        try:
+            self._loop_forever()
+        finally:
+            if self._outside is not None:
+                self._outside.close()
+
+    def _loop_forever(self) -> None:
         while True:
             with self._lock:
                 while not self._closed and (self._position is None or self._finished_generation):
@@ -178,10 +200,20 @@ class EngineWorker:
                 self._busy = True
                 self._finished_generation = False
                 assert position is not None
-                searcher = self._searcher_for(position)
+                outside = self._outside
+                if outside is not None and (outside.failed or not usable_for(position)):
+                    outside = None
+                searcher = None if outside is not None else self._searcher_for(position)
                 self._current = searcher
             try:
-                self._analyse(position, generation, searcher)
+                if outside is None or self._ask_outside(outside, position, generation) == "failed":
+                    if outside is not None:  # it failed for good: our own search takes over
+                        with self._lock:
+                            if generation != self._generation:
+                                raise Cancelled
+                            searcher = self._searcher_for(position)
+                            self._current = searcher
+                    self._analyse(position, generation, searcher)
             except Cancelled:
                 pass
             finally:
@@ -214,11 +246,41 @@ class EngineWorker:
         )
         self._emit(result, generation, final=True)
 
+    def _ask_outside(self, outside: OutsideEngine, position: Position, generation: int) -> Outcome:
+        def emit(fields: dict[str, Any], final: bool) -> bool:
+            return self._publish(fields, generation, final=final)
+
+        return outside.analyse(
+            position,
+            max(round(self.seconds * 1000), 1),
+            lambda: generation != self._generation,
+            emit,
+        )
+
+    def _publish(self, fields: dict[str, Any], generation: int, *, final: bool) -> bool:
+        """Publish an outside engine's event unless the position has changed (False)."""
+        with self._lock:
+            if generation != self._generation:
+                return False
+            fair_play = self._fair_play
+            event = {
+                **fields,
+                "final": final,
+                "fair_play": fair_play,
+                "audience": "spectators" if fair_play else "all",
+            }
+            self._hand_over(event)
+            return True
+
     def _emit(self, analysis: Analysis, generation: int, *, final: bool) -> None:
         with self._lock:
             if generation != self._generation:
                 raise Cancelled
-            event = suggestion_event(analysis, final=final, fair_play=self._fair_play)
+            self._hand_over(suggestion_event(analysis, final=final, fair_play=self._fair_play))
+
+    def _hand_over(self, event: dict[str, Any]) -> None:
+        """Count and publish ``event``; called with the lock held."""
+        with self._lock:
             self._published += 1
             self._last = event
             # published under the lock: update() cannot slip in between the

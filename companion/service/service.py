@@ -205,12 +205,15 @@ class Service:
     def _engine_factory(self, loop: asyncio.AbstractEventLoop) -> EngineFactory:
         seconds = self.config.engine_seconds
         fair_play = self.config.fair_play
+        command = self.config.engine_command  # an outside engine (serve --engine), if any
 
         def make(publish: Callable[[dict[str, Any]], None]) -> Any:
             # imported here: numba compiles on first use, and --no-engine should not pay it
             from companion.service.engine_worker import EngineWorker
 
-            return EngineWorker(publish, seconds=seconds, fair_play=fair_play, loop=loop)
+            return EngineWorker(
+                publish, seconds=seconds, fair_play=fair_play, loop=loop, engine_command=command
+            )
 
         return make
 
