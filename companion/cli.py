@@ -13,6 +13,7 @@ from typing import Any
 
 from companion import __version__
 from companion.commands import (
+    book,
     bridge,
     calibrate,
     count,
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules() -> list[Any]:
     """Every module that registers subcommands (in the order --help lists them)."""
-    return [serve, hall, rules_cmd, replay, calibrate, train_counter, count, engine, bridge]
+    return [serve, hall, rules_cmd, replay, calibrate, train_counter, count, engine, book, bridge]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,11 @@ stream, runs one search at a time on a background thread (so ``stop``,
 ``isready`` and ``quit`` are answered while it thinks), and writes replies,
 one line each, flushed at once.
 
+A ``go`` (not ``infinite`` or ``ponder``) in a position of the opening book
+(:mod:`companion.engine_book`, on unless ``setoption name OwnBook value
+false``) is answered at once from it: ``info string book X ...`` and
+``bestmove X``, with no ``info depth`` line, as Aalina answers from its book.
+
 Only protocol lines go to the output stream: Aualé's client refuses any other
 first word. Errors in a command are answered with ``info string error: ...``
 and the loop goes on.
@@ -22,14 +27,16 @@ from typing import TextIO
 import numpy as np
 import numpy.typing as npt
 
-from companion import __version__, endgame_store
+from companion import __version__, endgame_store, engine_book
 from core.engine.analysis import Analysis, analyze, database_applies, make_searcher
+from core.engine.book import Book, BookError
 from core.engine.protocol import (
     Command,
     ProtocolError,
     build_position,
     format_bestmove,
     format_info,
+    move_letter,
     parse_command,
 )
 from core.engine.search import Searcher, warm_up
@@ -54,12 +61,17 @@ class EngineService:
         rules: str | RuleSet = "abapa",
         use_database: bool = True,
         database: npt.NDArray[np.uint8] | None = None,
+        own_book: bool = True,
+        book: Book | None = None,
     ) -> None:
         self.out = out
         self.rules = rules
         self.use_database = use_database
         self._database = database
         self._db_loaded = database is not None or not use_database
+        self.own_book = own_book
+        self._book = book
+        self._book_loaded = book is not None
         self._out_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._position: Position = build_position(None, (), rules)
@@ -98,6 +110,7 @@ class EngineService:
             self.say(f"id name oware-companion {__version__}")
             self.say("id author the oware-companion authors")
             self.say("option name UseLeaves type check default true")
+            self.say("option name OwnBook type check default true")
             self.say("uciok")
         elif name == "isready":
             self._prepare()
@@ -136,6 +149,8 @@ class EngineService:
             self._searcher = None  # rebuilt with or without the databases
             if self.use_database:
                 self._db_loaded = self._database is not None
+        elif command.option == "OwnBook" and command.value in ("true", "false"):
+            self.own_book = command.value == "true"
         else:
             self._error(f"no option {command.option!r} with value {command.value!r}")
 
@@ -144,6 +159,12 @@ class EngineService:
         if not self._db_loaded:
             self._database = endgame_store.load()
             self._db_loaded = True
+        if self.own_book and not self._book_loaded:
+            self._book_loaded = True
+            try:
+                self._book = engine_book.load()
+            except (BookError, OSError) as exc:
+                self._error(f"the opening book cannot be read ({exc}); playing without it")
         warm_up()
 
     def _thinking(self) -> bool:
@@ -166,6 +187,8 @@ class EngineService:
         if position.is_over:
             self.say(format_bestmove(None))
             return
+        if self._answer_from_book(position, command):
+            return
         seconds: float | None
         if command.infinite:
             seconds = None
@@ -185,6 +208,20 @@ class EngineService:
             daemon=True,
         )
         self._thread.start()
+
+    def _answer_from_book(self, position: Position, command: Command) -> bool:
+        """Answer ``go`` with the book's move if it has one here (never while pondering)."""
+        if not self.own_book or self._book is None or command.infinite:
+            return False
+        found = self._book.probe(position)
+        if found is None or not position.is_legal(found.pit):
+            return False
+        self.say(
+            f"info string book {move_letter(found.pit)} score cp {found.score} "
+            f"searched to depth {found.depth}"
+        )
+        self.say(format_bestmove(found.pit))
+        return True
 
     def _searcher_for(self, position: Position) -> Searcher:
         if self._searcher is None:
