@@ -7,6 +7,7 @@ Usage (each part can be chosen; figures are medians)::
     nice .venv/bin/python -m bench.engine --match --games 100 --time 1.0
     nice .venv/bin/python -m bench.engine --tune --games 40   # evaluation weights
     nice .venv/bin/python -m bench.engine --fit --samples 3000  # weights by regression
+    .venv/bin/python -m bench.engine --load                   # opening the databases
     python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
@@ -235,6 +236,26 @@ def tune(games: int, nodes: int, seed: int, candidate: list[int] | None = None) 
     )
 
 
+def bench_load(seconds: float) -> None:
+    """Time to open the cached endgame databases, and the process's peak memory after a
+    search of ``seconds`` from the start position with them."""
+    import resource
+
+    started = time.perf_counter()
+    values = endgame_store.load()
+    opened = time.perf_counter() - started
+    if values is None:
+        print("load: no endgame databases in the cache (oware-companion endgame build)")
+        return
+    top = endgame_store.database_seeds(values)
+    analyze(Position.initial(), seconds=seconds, database=values, db_max=top)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"load: databases up to {top} seeds ({values.nbytes / 1e6:.0f} MB) opened in "
+        f"{opened:.3f} s; peak memory after a {seconds:g} s search: {peak:.0f} MB"
+    )
+
+
 def databases_word() -> str:
     """Which endgame databases the cache holds, in words."""
     layers = endgame_store.complete_layers()
@@ -317,6 +338,9 @@ def main() -> int:
     )
     parser.add_argument("--tune", action="store_true", help="evaluation weights self-play")
     parser.add_argument("--fit", action="store_true", help="evaluation weights by regression")
+    parser.add_argument(
+        "--load", action="store_true", help="time to open the cached endgame databases"
+    )
     parser.add_argument("--samples", type=int, default=3000, help="--fit: positions")
     parser.add_argument(
         "--label-nodes", type=int, default=300_000, help="--fit: nodes of each deep search"
@@ -346,6 +370,9 @@ def main() -> int:
         )
     if args.fit:
         return main_fit(args.samples, args.label_nodes, args.seed)
+    if args.load:
+        bench_load(args.time)
+        return 0
     if not (args.search or args.build is not None or args.match or args.tune):
         args.search = True
         args.build = 12
