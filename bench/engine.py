@@ -267,13 +267,14 @@ def main_fit(samples: int, label_nodes: int, seed: int) -> int:
     :mod:`companion.engine_fit`); the samples are kept in the cache, so a second run with
     the same settings resumes, or only fits."""
     where = endgame_store.cache_root() / "fit" / f"samples-seed{seed}-nodes{label_nodes}.jsonl"
+    databases = databases_word()  # (what the searches load now, before a build adds more)
     made = make_samples(where, samples, label_nodes=label_nodes, seed=seed)
     report = fit(made[:samples], DEFAULT_WEIGHTS)
     names = " ".join(FEATURES)
     print(f"fit: {samples} positions from self-play (seed {seed}) in {where}")
     print(
         f"fit: targets by searches of {label_nodes} nodes (mean depth {report.mean_depth:.1f}), "
-        f"{databases_word()} at the leaves"
+        f"{databases} at the leaves"
     )
     print(f"fit: weights ({names}), fitted on {report.train}, measured on {report.held_out}")
     print(f"fit: current {DEFAULT_WEIGHTS.tolist()}: error {report.error_current:.2f} seeds (rms)")

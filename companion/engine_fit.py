@@ -71,7 +71,9 @@ class Sample:
 
 
 def label(position: Position, searcher: Searcher, nodes: int) -> Sample:
-    """Search ``position`` deeply and make it a sample."""
+    """Search ``position`` deeply and make it a sample (the table is cleared first: a
+    sample depends on its position alone, so a resumed run finds what one run would)."""
+    searcher.clear()
     mover = position.to_move
     board = to_relative(position.pits, mover)
     mine, theirs = position.stores[mover], position.stores[1 - mover]

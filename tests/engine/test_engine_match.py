@@ -64,7 +64,10 @@ def test_ours_against_ours_plays_whole_games(ours: str) -> None:
     assert [g.first_side for g in results] == [0, 1]
     for g in results:
         assert sum(g.seeds) == 48 or g.ending in ("score", "repetition", "no_feed")
-        assert g.reports[0] and all(r.depth for r in g.reports[0])
+        # a move from the opening book says no depth (as Aalina's): every other one does
+        assert g.reports[0] and all(r.depth for r in g.reports[0] if not r.book)
+        assert all(r.depth is None for r in g.reports[0] if r.book)
+    assert any(r.book for g in results for r in g.reports[0])  # the 2-ply openings are in it
     assert "Elo difference" in text and "nps mean" in text and "game   2 seed 700000" in text
 
 
