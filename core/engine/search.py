@@ -36,7 +36,11 @@ Techniques, and why:
   (``history``) and of the search path, are hashed in a stack; a position
   that recurs as the rule set's cycle rule says (Abapa: once) ends the game
   there, each side taking the seeds on its side. A score that rests on such
-  an end holds for that history only, so the table keeps just its move.
+  an end holds for that history only, so the table keeps just its move. In
+  endgames (``HISTORY_BOUND_BELOW`` seeds or fewer) that goes for every node
+  with positions before it since the last capture: a line that repeats under
+  one history need not under another, so a score found under one must not
+  answer for the same board under another.
 * **Endgame databases where exact**: a database value assumes no history
   (no earlier position to repeat), and below 11 seeds some values are a
   convention about cycles; so a value is taken as exact only for a position
@@ -85,6 +89,12 @@ LMR = 1
 #: and upper bounds meet, see core.engine.retrograde); below, some values are the
 #: databases' convention for cycles, which the real game need not follow.
 DB_EXACT_FROM = 11
+
+#: With this many seeds on the board or fewer, a node with positions before it since the
+#: last capture neither takes a score from the table nor leaves one there (only its move):
+#: the score of such a node depends on that history (the cycle rule), and endgames are
+#: where the cycle rule decides games.
+HISTORY_BOUND_BELOW = 20
 
 #: Half-width of the root's aspiration window (centi-seeds).
 ASPIRATION = 60
@@ -229,13 +239,14 @@ def negamax(
 
     guesses_before = stats[EVALS] + stats[TAINTED]
     reps_before = stats[REPS]
+    history_bound = idx > floor and seeds <= HISTORY_BOUND_BELOW and needed > 0
     slot = h & np.uint64(tt_keys.shape[0] - 1)
     tt_move = -1
     if tt_keys[slot] == h:
         data = tt_data[slot]
         tt_move = (data & 15) - 1
         t_depth = (data >> 8) & 255
-        if t_depth >= depth:
+        if t_depth >= depth and not history_bound:
             t_flag = (data >> 4) & 3
             t_score = int((data >> 16) - (1 << 31))
             if (
@@ -352,7 +363,7 @@ def negamax(
         flag |= HEURISTIC
     tt_keys[slot] = h
     # a score that rests on a repetition holds for this history only: keep just the move
-    stored_depth = 0 if stats[REPS] > reps_before else min(depth, 255)
+    stored_depth = 0 if stats[REPS] > reps_before or history_bound else min(depth, 255)
     tt_data[slot] = tt_pack(best, stored_depth, flag, best_move)
     return best
 

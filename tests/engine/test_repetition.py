@@ -14,7 +14,7 @@ import pytest
 from companion import endgame_store
 from core import Position
 from core.engine import retrograde
-from core.engine.analysis import analyze
+from core.engine.analysis import analyze, make_searcher
 from core.engine.kernel import to_relative
 from core.rules import get_rules
 
@@ -101,3 +101,27 @@ def test_a_database_value_resting_on_the_cycle_convention_is_not_taken_as_exact(
     assert retrograde.lookup(database, board) == 7
     a = analyze(p, seconds=1.0, database=database, db_max=7)
     assert not (a.solved and a.moves[0].result == "win")
+
+
+#: The first 86 plies of a game against Aalina (match bench, seed 1, game 5) that ended
+#: 23-25 by repetition: 8 seeds on the board, North's last capture 27 plies back.
+AALINA_GAME_5 = (
+    "DfDcAfAeAfAaBbEfDcCcAeEdAfAaBdEbCdEcFfEeAfDaAdFaBcEaDdEbAfAeAdCeBcDdCeDfFbCcBdAeEaDcEb"
+)
+
+
+def test_an_endgame_searched_with_its_history_ignores_the_table_of_the_bare_board() -> None:
+    """The table must not carry a score found under one history since the last capture
+    to the same board under another: the cycle rule can end the game differently. A search
+    of the bare board first (no history) left scores that a later search of the game's
+    position took, and two moves' scores came out wrong (B -400 for -600 here)."""
+    p = Position.initial()
+    for letter in AALINA_GAME_5:
+        p = p.play("ABCDEFabcdef".index(letter))
+    assert p.prev is not None and sum(p.pits) == 8  # a history since the last capture
+    bare = Position.from_text(p.to_text())
+    shared = make_searcher(p, None, -1)
+    analyze(bare, seconds=None, max_depth=18, searcher=shared)
+    after_bare = analyze(p, seconds=None, max_depth=18, searcher=shared)
+    alone = analyze(p, seconds=None, max_depth=18, searcher=make_searcher(p, None, -1))
+    assert [(m.name, m.score) for m in after_bare.moves] == [(m.name, m.score) for m in alone.moves]
