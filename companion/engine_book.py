@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 import numpy.typing as npt
 
 from companion.endgame_store import cache_root
+from companion.progress import Progress
 from core.engine.analysis import analyze, make_searcher
 from core.engine.book import (
     MILLISECONDS,
@@ -132,47 +132,6 @@ class BuildReport:
     path: Path
 
 
-class _Progress:
-    """tqdm when installed, else a one-line bar on a text stream (stderr)."""
-
-    def __init__(self, total: int, done: int, stream: TextIO) -> None:
-        self.total, self.done, self.stream = total, done, stream
-        self.started = time.monotonic()
-        self.bar: Any = None
-        try:
-            from tqdm import tqdm  # type: ignore[import-untyped]
-
-            self.bar = tqdm(total=total, initial=done, unit="pos", file=stream)
-        except ImportError:
-            self._draw("")
-
-    def step(self, note: str) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.set_postfix_str(note)
-            self.bar.update(1)
-        else:
-            self._draw(note)
-
-    def _draw(self, note: str) -> None:
-        width = 30
-        fraction = self.done / self.total if self.total else 1.0
-        filled = int(width * fraction)
-        elapsed = time.monotonic() - self.started
-        self.stream.write(
-            f"\rbook [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-            f"{elapsed:5.0f}s {note:<36}"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        else:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def _write_atomically(path: Path, data: bytes) -> None:
     # named for this process: two builds of the same book must not write into one file
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -243,7 +202,11 @@ def build(
     reused = len(done)
     todo = [p for p in targets if position_key(p) not in done]
     out = stream if stream is not None else sys.stderr
-    bar = _Progress(len(targets), reused, out) if show_progress else None
+    bar = (
+        Progress(len(targets), out, label="book", unit="positions", initial=reused)
+        if show_progress
+        else None
+    )
     searcher = make_searcher(targets[0], database, db_max) if todo else None
     searched = 0
     try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion import endgame_store
+from companion.progress import Progress
 from core import Position
 from core.engine.fitting import features, fit_weights, rms_error, target_from_score
 from core.engine.kernel import to_relative
@@ -110,13 +110,17 @@ def make_samples(
     stream: TextIO | None = None,
 ) -> list[Sample]:
     """Make (or finish making) ``count`` samples in ``path``; return them all."""
-    stream = stream if stream is not None else sys.stderr
     have = read_samples(path)
     seen = {s.position for s in have}
     values = endgame_store.load()
     searcher = Searcher(values, endgame_store.database_seeds(values) if values is not None else -1)
-    started = time.monotonic()
-    made = 0
+    bar = Progress(
+        count,
+        stream if stream is not None else sys.stderr,
+        label="fit",
+        unit="positions",
+        initial=min(len(have), count),
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     # the positions are drawn again from the same seed: a resumed run skips those it has
     positions = self_play_positions(10 * count, games_nodes, seed)
@@ -131,21 +135,9 @@ def make_samples(
             out.write(json.dumps(sample.__dict__) + "\n")
             out.flush()
             have.append(sample)
-            made += 1
-            _draw(stream, len(have), count, made, time.monotonic() - started)
-    stream.write("\n")
+            bar.step(f"depth {sample.depth}")
+    bar.close()
     return have
-
-
-def _draw(stream: TextIO, done: int, total: int, made: int, elapsed: float) -> None:
-    width = 30
-    filled = int(width * done / max(total, 1))
-    left = elapsed / made * (total - done) if made else 0.0
-    stream.write(
-        f"\rfit [{'#' * filled}{'.' * (width - filled)}] {done}/{total} positions "
-        f"{elapsed:5.0f} s, {left:5.0f} s left "
-    )
-    stream.flush()
 
 
 @dataclass

@@ -36,16 +36,16 @@ import shlex
 import statistics
 import sys
 import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TextIO
 
 import numpy as np
 import numpy.typing as npt
 
 from companion.commands.engine_client import EngineFault, MoveReport, ProtocolEngine
+from companion.progress import Progress
 from core.engine import retrograde
 from core.engine.kernel import to_relative
 from core.engine.protocol import (
@@ -261,55 +261,6 @@ def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     )
 
 
-class _Progress:
-    """tqdm when installed, else a plain one-line bar on stderr."""
-
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total, self.done, self.stream = total, 0, stream
-        self.started = time.monotonic()
-        self.bar: Any = None
-        try:
-            from tqdm import tqdm  # type: ignore[import-untyped]
-
-            self.bar = tqdm(total=total, unit="game", file=stream)
-        except ImportError:
-            self._draw("")
-
-    def write(self, line: str, out: TextIO) -> None:
-        if self.bar is not None:
-            self.bar.write(line, file=out)
-        else:
-            self.stream.write("\r" + " " * 70 + "\r")
-            out.write(line + "\n")
-            out.flush()
-            self._draw("")
-
-    def step(self, note: str) -> None:
-        self.done += 1
-        if self.bar is not None:
-            self.bar.set_postfix_str(note)
-            self.bar.update(1)
-        else:
-            self._draw(note)
-
-    def _draw(self, note: str) -> None:
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        elapsed = time.monotonic() - self.started
-        self.stream.write(
-            f"\rmatch [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-            f"{elapsed:5.0f}s {note}"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-        else:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def run_match(
     first_cmd: str,
     second_cmd: str,
@@ -328,7 +279,9 @@ def run_match(
 ) -> list[GameResult]:
     """Play the match and print each game and the totals; return the games."""
     out = out if out is not None else sys.stdout
-    bar = _Progress(games, progress if progress is not None else sys.stderr)
+    bar = Progress(
+        games, progress if progress is not None else sys.stderr, label="match", unit="games"
+    )
     movetime_ms = max(round(seconds * 1000), 1)
     local = threading.local()
     made: list[ProtocolEngine] = []

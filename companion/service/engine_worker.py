@@ -280,12 +280,11 @@ class EngineWorker:
 
     def _hand_over(self, event: dict[str, Any]) -> None:
         """Count and publish ``event``; called with the lock held."""
-        with self._lock:
-            self._published += 1
-            self._last = event
-            # published under the lock: update() cannot slip in between the
-            # generation check and the hand-over, so no stale event escapes
-            if self._loop is not None:
-                self._loop.call_soon_threadsafe(self._publish_cb, event)
-            else:
-                self._publish_cb(event)
+        self._published += 1
+        self._last = event
+        # published under the lock: update() cannot slip in between the
+        # generation check and the hand-over, so no stale event escapes
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._publish_cb, event)
+        else:
+            self._publish_cb(event)
