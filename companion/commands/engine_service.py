@@ -39,7 +39,7 @@ from core.engine.protocol import (
     move_letter,
     parse_command,
 )
-from core.engine.search import Searcher, warm_up
+from core.engine.search import Searcher, database_bounds, warm_up
 from core.position import Position
 from core.rules import RuleSet, parse_rules_spec
 
@@ -166,6 +166,9 @@ class EngineService:
             except (BookError, OSError) as exc:
                 self._error(f"the opening book cannot be read ({exc}); playing without it")
         warm_up()
+        if self._database is not None and self.use_database:
+            # (the databases' cycle bounds take about a second: before any clock starts)
+            database_bounds(self._database, endgame_store.database_seeds(self._database))
 
     def _thinking(self) -> bool:
         """Whether a search is running (one that has answered is waited for here)."""

@@ -46,6 +46,13 @@ Techniques, and why:
   convention about cycles; so a value is taken as exact only for a position
   reached by a capture with 11 seeds or more; otherwise the search goes on
   through it and uses the value as a (very good) guess at the horizon.
+  Below 11 seeds, where the value may be the convention (a side keeping its
+  own seeds at a cycle the rule need not close there), the guess is the
+  databases' bound worst for the side the search plays for
+  (:func:`core.engine.retrograde.cycle_bounds`): its lower bound where that
+  side moves, the opponent's upper bound where the opponent does. The
+  convention promised wins the cycle rule then did not give; the table keys
+  a node by the side to move as well, as its score rests on that choice.
 """
 
 from __future__ import annotations
@@ -70,7 +77,7 @@ from core.engine.kernel import (
     side_sum,
 )
 from core.engine.ranking import CUMULATIVE, rank
-from core.engine.retrograde import OFFSETS
+from core.engine.retrograde import OFFSETS, cycle_bounds
 
 I8 = npt.NDArray[np.int8]
 I64 = npt.NDArray[np.int64]
@@ -102,6 +109,9 @@ ASPIRATION = 60
 #: Move-ordering key of a killer move (captures and the table move rank above).
 KILLER_KEY = 1 << 34
 
+#: Mixed into the table key of a node where the side the search plays for is not to move.
+PARITY_KEY = np.uint64(0x9E3779B97F4A7C15)
+
 # Transposition-table entry flags (bits 0-1), and bit 2: the score rests on a
 # heuristic evaluation somewhere below (so a search using it is not "solved").
 EXACT, LOWER, UPPER, HEURISTIC = 0, 1, 2, 4
@@ -131,7 +141,8 @@ def tt_pack(score: int, depth: int, flag: int, move: int) -> int:
 #: Types of :func:`negamax`, given explicitly so numba can cache the recursion.
 NEGAMAX_SIGNATURE = (
     "int64(int8[::1], int64, int64, int64, int64, int64, int64, uint64[::1], int64[::1], "
-    "uint64[:, ::1], uint8[::1], int64, int64[::1], int64[:, :, ::1], int64[::1], int64[::1], "
+    "uint64[:, ::1], uint8[::1], uint8[::1], uint8[::1], int64, int64[::1], int64[:, :, ::1], "
+    "int64[::1], int64[::1], "
     "int8[:, :, ::1], int64[:, ::1], int64[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], "
     "int64, uint64[::1], int64, int64, int64)"
 )
@@ -180,6 +191,8 @@ def negamax(
     tt_data: I64,
     zob: U64,
     values: npt.NDArray[np.uint8],
+    lows: npt.NDArray[np.uint8],
+    highs: npt.NDArray[np.uint8],
     db_max: int,
     offsets: I64,
     table: I64,
@@ -201,7 +214,9 @@ def negamax(
 
     The node's position is ``hist[base + ply]`` in the game's history
     (see :func:`repeated`); ``floor`` is where that history starts (the
-    first position after the last capture).
+    first position after the last capture). ``lows``/``highs``: the databases'
+    bounds for the layers whose values may be the cycle convention
+    (:func:`core.engine.retrograde.cycle_bounds`; empty: none).
     """
     stats[NODES] += 1
     if (stats[NODES] & 1023) == 0 and stats[NODES] >= stats[LIMIT]:
@@ -225,13 +240,19 @@ def negamax(
         return final_score(mine + end, theirs + seeds - end)
     exact_here = needed <= 0 or (idx == floor and seeds >= DB_EXACT_FROM)
     if seeds <= db_max and (exact_here or depth <= 0):
-        v = int(values[offsets[seeds] + rank(board, table)])
+        r = offsets[seeds] + rank(board, table)
+        v = int(values[r])
         stats[DB_HITS] += 1
         if not exact_here:
             # reached without a capture, the value ignores the history since the
             # last one (a repetition could end the game sooner); below
             # DB_EXACT_FROM seeds it may be the cycle convention: a guess
             stats[EVALS] += 1
+            if r < lows.shape[0]:
+                # The convention may promise what the cycle rule does not give: take
+                # the bound worst for the side the search plays for (it moves at even
+                # plies), so that it does not steer into a "won" ending it cannot win.
+                v = int(lows[r]) if ply % 2 == 0 else int(highs[r])
         return final_score(mine + v, theirs + seeds - v)
     if depth <= 0 or ply >= MAX_PLY - 1:
         stats[EVALS] += 1
@@ -240,9 +261,12 @@ def negamax(
     guesses_before = stats[EVALS] + stats[TAINTED]
     reps_before = stats[REPS]
     history_bound = idx > floor and seeds <= HISTORY_BOUND_BELOW and needed > 0
-    slot = h & np.uint64(tt_keys.shape[0] - 1)
+    # (scores below rest on bounds chosen for the side the search plays for: the table
+    # keeps a board seen by that side apart from the same board seen by the other)
+    tk = h ^ PARITY_KEY if ply % 2 == 1 else h
+    slot = tk & np.uint64(tt_keys.shape[0] - 1)
     tt_move = -1
-    if tt_keys[slot] == h:
+    if tt_keys[slot] == tk:
         data = tt_data[slot]
         tt_move = (data & 15) - 1
         t_depth = (data >> 8) & 255
@@ -314,6 +338,8 @@ def negamax(
                 tt_data,
                 zob,
                 values,
+                lows,
+                highs,
                 db_max,
                 offsets,
                 table,
@@ -361,7 +387,7 @@ def negamax(
         flag = LOWER
     if stats[EVALS] + stats[TAINTED] > guesses_before:
         flag |= HEURISTIC
-    tt_keys[slot] = h
+    tt_keys[slot] = tk
     # a score that rests on a repetition holds for this history only: keep just the move
     stored_depth = 0 if stats[REPS] > reps_before or history_bound else min(depth, 255)
     tt_data[slot] = tt_pack(best, stored_depth, flag, best_move)
@@ -381,6 +407,8 @@ def search_root(
     tt_data: I64,
     zob: U64,
     values: npt.NDArray[np.uint8],
+    lows: npt.NDArray[np.uint8],
+    highs: npt.NDArray[np.uint8],
     db_max: int,
     offsets: I64,
     table: I64,
@@ -435,6 +463,8 @@ def search_root(
                 tt_data,
                 zob,
                 values,
+                lows,
+                highs,
                 db_max,
                 offsets,
                 table,
@@ -492,6 +522,7 @@ def principal_variation(
     length = 0
     pit = first
     while length < out.shape[0]:
+        ply = length + 1
         out[length] = pit
         length += 1
         gain = play_into(cur, pit, after, mode)
@@ -501,6 +532,8 @@ def principal_variation(
         if count == 0:
             break
         h = position_hash(cur, mine, theirs, zob)
+        if ply % 2 == 1:
+            h ^= PARITY_KEY  # (as negamax keys the table)
         slot = h & np.uint64(tt_keys.shape[0] - 1)
         if tt_keys[slot] != h:
             break
@@ -521,6 +554,34 @@ def history_hashes(boards: list[tuple[I8, int, int]], zob: U64 | None = None) ->
     for i, (board, mine, theirs) in enumerate(boards):
         out[i] = position_hash(np.ascontiguousarray(board, dtype=np.int8), mine, theirs, keys)
     return out
+
+
+_NO_BOUNDS = (np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8))
+_bounds_cache: list[
+    tuple[npt.NDArray[np.uint8], int, npt.NDArray[np.uint8], npt.NDArray[np.uint8]]
+] = []
+
+
+def bounds_of(
+    values: npt.NDArray[np.uint8], below: int
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """:func:`core.engine.retrograde.cycle_bounds` of ``values``, computed once per array
+    (about a second for the layers below 11 seeds; a process usually has one database)."""
+    for known, upto, lows, highs in _bounds_cache:
+        if known is values and upto == below:
+            return lows, highs
+    lows, highs = cycle_bounds(values, below)
+    _bounds_cache[:] = [*_bounds_cache[-3:], (values, below, lows, highs)]
+    return lows, highs
+
+
+def database_bounds(
+    values: npt.NDArray[np.uint8], db_max: int
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """The bounds a :class:`Searcher` with database ``values`` up to ``db_max`` seeds uses
+    (those of its layers below :data:`DB_EXACT_FROM`); call it before a clock starts, as
+    the first computation takes about a second."""
+    return bounds_of(values, min(db_max + 1, DB_EXACT_FROM))
 
 
 _warm = False
@@ -550,6 +611,8 @@ def warm_up() -> None:
         np.zeros(2, np.int64),
         zobrist_keys(),
         np.zeros(1, np.uint8),
+        np.zeros(0, np.uint8),
+        np.zeros(0, np.uint8),
         -1,
         OFFSETS,
         CUMULATIVE,
@@ -621,6 +684,7 @@ class Searcher:
         cycle_needed: int = 1,
         lmr: bool = True,
         aspiration: bool = False,
+        cycle_bounds: bool = True,
     ) -> None:
         self.mode = mode
         #: Earlier occurrences of a position that end the game (the rule set's
@@ -634,6 +698,11 @@ class Searcher:
         usable = values is not None and mode == NO_CAPTURE
         self.values = values if values is not None and usable else np.zeros(1, dtype=np.uint8)
         self.db_max = db_max if usable else -1
+        #: Below DB_EXACT_FROM seeds, database guesses are the bound worst for the side
+        #: searched for where the value is the cycle convention (see :func:`negamax`).
+        self.lows, self.highs = _NO_BOUNDS
+        if usable and cycle_bounds and cycle_needed > 0 and self.db_max >= 0:
+            self.lows, self.highs = database_bounds(self.values, self.db_max)
         self.weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, np.int64)
         self.tt_keys = np.zeros(1 << tt_bits, dtype=np.uint64)
         self.tt_data = np.zeros(1 << tt_bits, dtype=np.int64)
@@ -756,6 +825,8 @@ class Searcher:
                 self.tt_data,
                 self.zob,
                 self.values,
+                self.lows,
+                self.highs,
                 self.db_max,
                 OFFSETS,
                 CUMULATIVE,
