@@ -174,17 +174,8 @@ class _Move:
     sown: tuple[int, ...]
 
 
-def _last_pit(path: Sequence[int]) -> int:
-    """The index of the last slot of ``path`` that is a pit (not a store); -1 if none.
-    Seeds from ``path[k]`` on include one for a pit exactly when ``k`` is at most this.
-
-    >>> _last_pit((3, 4, -1, -1)), _last_pit((3, 4)), _last_pit((-1,))
-    (1, 1, -1)
-    """
-    for i in range(len(path) - 1, -1, -1):
-        if path[i] >= 0:
-            return i
-    return -1
+def _has_pit(slots: Sequence[int]) -> bool:
+    return any(s >= 0 for s in slots)
 
 
 class MoveGraph:
@@ -223,13 +214,12 @@ class MoveGraph:
         final = out.position.pits
         sown = mistakes.sown_board(out)
         sowing: list[tuple[int, StageKey]] = []
-        last_pit = _last_pit(path)
         for k, board in sowing_boards(self.position.pits, m, path, out.relay_steps):
             if k == len(path):
                 break
             # Seeds still to go into a store leave the board as it will end: such a board
             # means the move is over, not "seeds still in hand".
-            if board in (sown, final) or k > last_pit:
+            if board in (sown, final) or not _has_pit(path[k:]):
                 continue
             key = ("sow", m, k)
             self._add(Stage(key, board, True, m))
@@ -286,7 +276,7 @@ class MoveGraph:
         """The stage of wrong sowing ``v`` of move ``m`` with ``k`` of its seeds sown
         (``board``: its board, when the caller has it already)."""
         key = ("bad", m, v.kind, v.wrong_index, k)
-        in_hand = k <= _last_pit(v.path)
+        in_hand = k < len(v.path) and _has_pit(v.path[k:])
         if board is None:
             board = board_after(self.position.pits, m, v.path, k)
         self._add(Stage(key, board, in_hand, m, v.mistake))

@@ -46,7 +46,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -138,10 +137,8 @@ class Tracker:
     def __init__(self, root: Position, last: Any = None) -> None:
         self.n = root.ruleset.num_pits
         self.max_count = root.ruleset.total_seeds
-        self._row_offsets: IntArray = np.arange(self.n, dtype=np.int64) * (self.max_count + 1)
         self._graphs: dict[tuple[Record, ...], MoveGraph] = {(): MoveGraph(root, last)}
         self._reach: dict[NodeKey, _Reach] = {}
-        self._onward: dict[tuple[Record, ...], _Reach] = {}
         key: NodeKey = ((), ("idle",))
         self.keys: list[NodeKey] = [key]
         self.prior: FloatArray = np.zeros(1)
@@ -160,16 +157,7 @@ class Tracker:
         state = dict(self.__dict__)
         state["_graphs"] = {(): self._graphs[()]}
         state["_reach"] = {}
-        state["_onward"] = {}
         return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        # (checkpoints written before these existed)
-        self.__dict__.setdefault("_onward", {})
-        self.__dict__.setdefault(
-            "_row_offsets", np.arange(self.n, dtype=np.int64) * (self.max_count + 1)
-        )
 
     # -- graphs --------------------------------------------------------------------------
     @property
@@ -258,76 +246,55 @@ class Tracker:
         hist, skey = key
         g = self.graph(hist)
         stages, exits = g.reach(skey)
-        here = [g.stage(sk) for sk, _ in stages]
-        parts = [
-            _Reach(
-                ((),) * len(here),
-                tuple(sk for sk, _ in stages),
-                np.array([s.board for s in here], dtype=np.int64).reshape(len(here), self.n),
-                np.array([c for _, c in stages], dtype=np.float64),
-                np.array([s.in_hand for s in here], dtype=bool),
-                np.zeros(len(here), dtype=np.int64),
-            )
-        ]
-        for e, c in exits:
-            on = self._onward_of((*hist, e.record))
-            parts.append(
-                _Reach(on.suffixes, on.stages, on.boards, on.costs + c, on.in_hand, on.moved)
-            )
-        found = self._reach[key] = _concat(parts) if len(parts) > 1 else parts[0]
-        return found
-
-    def _onward_of(self, hist: tuple[Record, ...]) -> _Reach:
-        """Where play stands one observation after the last move of ``hist`` was done, at
-        log prior 0 for that move's end: its position (unless its capture was missed), and,
-        as the next move may start before this one's board was ever still, that move's
-        correct stages and its end (the position two moves on). Suffixes start with the
-        last move of ``hist``. Built once per history: every stage of a move shares it."""
-        found = self._onward.get(hist)
-        if found is not None:
-            return found
-        g2 = self.graph(hist)
-        record = hist[-1]
-        one = (record,)
         suffixes: list[tuple[Record, ...]] = []
         keys: list[StageKey] = []
         boards: list[tuple[int, ...]] = []
         costs: list[float] = []
         in_hand: list[bool] = []
-        if not record[1]:
-            suffixes.append(one)
-            keys.append(("idle",))
-            boards.append(g2.position.pits)
-            costs.append(0.0)
-            in_hand.append(False)
-        if not g2.position.is_over:
+
+        def add(
+            suffix: tuple[Record, ...], s: Stage | None, sk: StageKey, board: Any, c: float
+        ) -> None:
+            suffixes.append(suffix)
+            keys.append(sk)
+            boards.append(board)
+            costs.append(c)
+            in_hand.append(bool(s.in_hand) if s is not None else False)
+
+        for sk, c in stages:
+            s = g.stage(sk)
+            add((), s, sk, s.board, c)
+        for e, c in exits:
+            g2 = self.graph((*hist, e.record))
+            one = (e.record,)
+            if not e.missed:
+                idle = g2.stage(("idle",))
+                add(one, idle, ("idle",), idle.board, c)
+            if g2.position.is_over:
+                continue
+            # The next move may start before this one's board was ever still: its
+            # correct stages, and its end (the position two moves on), are in reach.
             st2: list[tuple[StageKey, float]] = []
             ex2: list[tuple[Any, float]] = []
             for m2 in g2.moves:
-                g2._rest_of_move(m2, -1, g2.lift_cost(m2), st2, ex2, with_mistakes=False)
+                g2._rest_of_move(m2, -1, c + g2.lift_cost(m2), st2, ex2, with_mistakes=False)
             for sk, c2 in st2:
                 s = g2.stage(sk)
-                suffixes.append(one)
-                keys.append(sk)
-                boards.append(s.board)
-                costs.append(c2)
-                in_hand.append(s.in_hand)
+                add(one, s, sk, s.board, c2)
             for e2, c2 in ex2:
                 if e2.missed:
                     continue
-                suffixes.append((record, e2.record))
-                keys.append(("idle",))
-                boards.append(g2.outcome(e2.record[0]).position.pits)
-                costs.append(c2)
-                in_hand.append(False)
-        found = self._onward[hist] = _Reach(
+                out2 = g2.outcome(e2.record[0])
+                add((e.record, e2.record), None, ("idle",), out2.position.pits, c2)
+        found = _Reach(
             tuple(suffixes),
             tuple(keys),
             np.array(boards, dtype=np.int64).reshape(len(boards), self.n),
             np.array(costs, dtype=np.float64),
             np.array(in_hand, dtype=bool),
-            np.array([len(x) for x in suffixes], dtype=np.int64),
+            np.array([len(suffix) for suffix in suffixes], dtype=np.int64),
         )
+        self._reach[key] = found
         return found
 
     def update(self, ev: Evidence, extra: Sequence[tuple[int, NodeKey, float]] = ()) -> Fit:
@@ -366,9 +333,8 @@ class Tracker:
 
         # Evidence, pit by pit: a pit's look ends when the pile changes (in this history) or
         # the reading changes its mind; its evidence then stays with the history.
-        # (a flat take: the same as ev.table[arange(n), boards], at two thirds of the time;
-        # a board never holds more than the game's seeds, the table's last column)
-        ev_rows = ev.table.ravel().take(boards + self._row_offsets)
+        cols = np.arange(self.n)
+        ev_rows = ev.table[cols, np.minimum(boards, self.max_count)]
         open_p = self.open[parents]
         ends = (boards != self.boards[parents]) | ev.fresh
         opened = np.where(ev.visible, ev_rows, np.where(ends, 0.0, open_p))
@@ -473,7 +439,6 @@ class Tracker:
         # A node's reach is relative to its history (suffixes, boards, costs), so what was
         # built for the histories that begin with ``record`` still holds without it.
         self._reach = {(h[1:], sk): r for (h, sk), r in self._reach.items() if h[:1] == (record,)}
-        self._onward = {h[1:]: r for h, r in self._onward.items() if h[:1] == (record,) and h[1:]}
         if not keep:
             self.reset(new_root)
             return new_root
@@ -492,7 +457,6 @@ class Tracker:
         """Start again from ``graph``'s position (a correction, a new game, a resync)."""
         self._graphs = {(): graph}
         self._reach = {}
-        self._onward = {}
         ks = list(keys)
         self.keys = [((), k) for k in ks]
         self.boards = np.array([graph.stage(k).board for k in ks], dtype=np.int64)
@@ -529,17 +493,6 @@ class Tracker:
         self.still_boards = np.array(
             data.get("still_boards", self.boards.tolist()), dtype=np.int64
         ).reshape(-1, self.n)
-
-
-def _concat(parts: Sequence[_Reach]) -> _Reach:
-    return _Reach(
-        tuple(chain.from_iterable(p.suffixes for p in parts)),
-        tuple(chain.from_iterable(p.stages for p in parts)),
-        np.concatenate([p.boards for p in parts]),
-        np.concatenate([p.costs for p in parts]),
-        np.concatenate([p.in_hand for p in parts]),
-        np.concatenate([p.moved for p in parts]),
-    )
 
 
 def _key_to_json(key: Any) -> Any:
