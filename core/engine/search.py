@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from core.engine import retrograde
 from core.engine._jit import njit, njit_typed
 from core.engine.evaluation import DEFAULT_WEIGHTS, WIN, evaluate, final_score
 from core.engine.kernel import (
@@ -77,7 +78,7 @@ from core.engine.kernel import (
     side_sum,
 )
 from core.engine.ranking import CUMULATIVE, rank
-from core.engine.retrograde import OFFSETS, cycle_bounds
+from core.engine.retrograde import OFFSETS
 
 I8 = npt.NDArray[np.int8]
 I64 = npt.NDArray[np.int64]
@@ -562,26 +563,19 @@ _bounds_cache: list[
 ] = []
 
 
-def bounds_of(
-    values: npt.NDArray[np.uint8], below: int
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """:func:`core.engine.retrograde.cycle_bounds` of ``values``, computed once per array
-    (about a second for the layers below 11 seeds; a process usually has one database)."""
-    for known, upto, lows, highs in _bounds_cache:
-        if known is values and upto == below:
-            return lows, highs
-    lows, highs = cycle_bounds(values, below)
-    _bounds_cache[:] = [*_bounds_cache[-3:], (values, below, lows, highs)]
-    return lows, highs
-
-
 def database_bounds(
     values: npt.NDArray[np.uint8], db_max: int
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """The bounds a :class:`Searcher` with database ``values`` up to ``db_max`` seeds uses
-    (those of its layers below :data:`DB_EXACT_FROM`); call it before a clock starts, as
-    the first computation takes about a second."""
-    return bounds_of(values, min(db_max + 1, DB_EXACT_FROM))
+    """The bounds a :class:`Searcher` with database ``values`` up to ``db_max`` seeds uses:
+    :func:`core.engine.retrograde.cycle_bounds` of its layers below :data:`DB_EXACT_FROM`,
+    computed once per array (about a second: call it before a clock starts)."""
+    below = min(db_max + 1, DB_EXACT_FROM)
+    for known, upto, lows, highs in _bounds_cache:
+        if known is values and upto == below:
+            return lows, highs
+    lows, highs = retrograde.cycle_bounds(values, below)
+    _bounds_cache[:] = [*_bounds_cache[-3:], (values, below, lows, highs)]
+    return lows, highs
 
 
 _warm = False
