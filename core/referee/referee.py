@@ -323,13 +323,18 @@ class Referee:
         )
         still_start = settled and previous_still is None
         hands: bool | None = None
+        hand_pits: tuple[bool, ...] | None = None
         if self.sees_hands:
-            hands = self._hands_seen
+            hand_pits = self._hands_over or (False,) * len(readings)
+            hands = any(hand_pits)
             if still_start:
-                self._hands_seen = False
+                self._hands_over = ()
             elif not settled and not visible.all():
-                self._hands_seen = True
-        ev = Evidence(table, visible, fresh, settled, away, away_new, still_start, hands)
+                # (the union of the pits a hand hid since the last still board)
+                self._hands_over = tuple(
+                    h or not v for h, v in zip(hand_pits, visible.tolist(), strict=True)
+                )
+        ev = Evidence(table, visible, fresh, settled, away, away_new, still_start, hands, hand_pits)
         return ev, (
             readings,
             settled,
@@ -342,8 +347,8 @@ class Referee:
                 self._looked[i] = s
 
     _last_still_elapsed = 0.0
-    _hands_seen = False
-    """A camera saw a hand over the pits since the last still board."""
+    _hands_over: tuple[bool, ...] = ()
+    """The pits a camera saw a hand over since the last still board (empty: none)."""
 
     def _judge(self, obs: Observation, settled: bool, previous_still: float | None) -> list[Event]:
         ev, key = self._evidence(obs, settled, previous_still)
@@ -450,7 +455,7 @@ class Referee:
         of a question about a game's end left unanswered: see :meth:`_decide`)."""
         events: list[Event] = []
         while not self.position.is_over:
-            masses = self._tracker.transposed_masses()
+            masses = self._tracker.transposed_masses(1.0 - self.alert_mass)
             done = [(m, r) for r, m in masses.items() if r is not None]
             if not done:
                 break

@@ -35,6 +35,14 @@ pits, so that one move explains the board as well as three), this is what tells 
 apart. A move while no hand was seen costs nothing: a camera with a low frame rate
 can miss a quick hand. A sensor board sees no hands.
 
+**And the hand is where the move is.** A history whose board changed between two
+still boards only in pits far from some pit a camera saw a hand over in between pays
+:data:`STRAY_HANDS`: when quick moves and a misread leave "three moves" and "one move
+now, two later" explaining the boards alike, the hands over the other pits tell them
+apart. And the same moves in another order are taken as a transposition (the likelier
+order named, see :meth:`Tracker.transposed_masses`) only once the board cannot tell
+them apart any more.
+
 Nodes are pruned by weight (:data:`PRUNE` below the best, at most
 :data:`WIDTH`), never by time. :meth:`Tracker.masses` gives the posterior mass
 of each first move; the referee (:mod:`core.referee.referee`) commits a move
@@ -79,6 +87,14 @@ HAND_AWAY_MAX = -8.0
 #: Log prior of a history that neither moved nor changed the board between two still
 #: boards while a camera saw a hand over the pits.
 IDLE_HANDS = -2.0
+#: Log prior of a history that changed the board between two still boards, but nowhere
+#: near some pit a camera saw a hand over in between: a hand sows and takes where the
+#: moves are (people also reach across and point, so it is a doubt, not a veto).
+STRAY_HANDS = -2.0
+#: How far along the ring of pits from a pit whose count changed a hand may be and still
+#: be at that move's work (it hides the pit it is over and its neighbours, and a pit
+#: sown and played again in between changes nothing itself).
+HAND_REACH = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +117,8 @@ class Evidence:
     hands: bool | None = None
     """At a still board's start: was a hand seen since the last one (None: the source
     cannot see hands)."""
+    hand_pits: tuple[bool, ...] | None = None
+    """... and over which pits (None: the source cannot see hands)."""
 
     @property
     def ceiling(self) -> float:
@@ -197,14 +215,19 @@ class Tracker:
             out[first] = out.get(first, 0.0) + float(p)
         return out
 
-    def transposed_masses(self) -> dict[Record | None, float]:
+    def transposed_masses(self, doubt: float = 0.05) -> dict[Record | None, float]:
         """:meth:`masses`, with the mass of a first move given to the most likely one when
         every history that starts with it stands where a history of the most likely one
         stands too (same position, same stage, the same moves in another order): two
         moves played in either order, each
         into a pile the other does not touch, leave the same game, and the boards can
         never tell which came first. Committing the likelier order lets the referee
-        follow the game instead of waiting for ever."""
+        follow the game instead of waiting for ever.
+
+        Not while the board can still tell: if the other order holds ``doubt`` of the
+        belief or more and the most likely move holds as much where the other order's
+        histories do not stand (a pile the two read differently, that a count settles),
+        the doubt is about the board, not only the order, and it stays."""
         masses = self.masses()
         done = [(m, r) for r, m in masses.items() if r is not None]
         if len(done) < 2:
@@ -218,7 +241,10 @@ class Tracker:
             # happens to leave the same board (twins: the referee asks which).
             place = (pos.pits, pos.stores, pos.to_move, skey, tuple(sorted(hist)))
             nodes.append((hist[0] if hist else None, place, float(p)))
-        top_places = {place for first, place, _ in nodes if first == top}
+        places: dict[Record | None, set[Any]] = {}
+        for first, place, _ in nodes:
+            places.setdefault(first, set()).add(place)
+        top_places = places[top]
         stray: dict[Record | None, float] = {}
         for first, place, p in nodes:
             if place not in top_places:
@@ -226,8 +252,13 @@ class Tracker:
         out = dict(masses)
         for record in list(out):
             # Histories of it that stand nowhere the top's do may hold a trace of belief.
-            if record not in (None, top) and stray.get(record, 0.0) <= TRANSPOSITION_STRAY:
-                out[top] += out.pop(record)
+            if record in (None, top) or stray.get(record, 0.0) > TRANSPOSITION_STRAY:
+                continue
+            if masses[record] >= doubt:
+                apart = sum(p for f, pl, p in nodes if f == top and pl not in places[record])
+                if apart >= doubt:
+                    continue
+            out[top] += out.pop(record)
         return out
 
     def best(self) -> int:
@@ -352,6 +383,9 @@ class Tracker:
             if ev.hands:
                 idle = (moved == 0) & (boards == still_boards).all(axis=1)
                 closed = closed + np.where(idle, IDLE_HANDS, 0.0)
+                if ev.hand_pits is not None:
+                    stray = _stray_hands(boards != still_boards, ev.hand_pits)
+                    closed = closed + np.where(stray & ~idle, STRAY_HANDS, 0.0)
             still_moves = depth
             still_boards = boards
         prior = self.prior[parents] + costs
@@ -505,3 +539,18 @@ def _key_from_json(data: Any) -> Any:
     if isinstance(data, list):
         return tuple(_key_from_json(d) for d in data)
     return data
+
+
+def _stray_hands(changed: BoolArray, hand_pits: Sequence[bool]) -> BoolArray:
+    """For each history (rows of ``changed``: the pits whose count differs from the last
+    still board), whether a hand was seen over a pit more than :data:`HAND_REACH` pits
+    along the ring from every pit that changed.
+
+    >>> changed = np.array([[0, 1, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 1, 0]], dtype=bool)
+    >>> _stray_hands(changed, [False, False, False, False, False, False, True, True]).tolist()
+    [True, False]
+    """
+    near = changed.copy()
+    for d in range(1, HAND_REACH + 1):
+        near |= np.roll(changed, d, axis=1) | np.roll(changed, -d, axis=1)
+    return np.asarray((np.asarray(hand_pits, dtype=bool) & ~near).any(axis=1), dtype=bool)

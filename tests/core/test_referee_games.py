@@ -150,6 +150,57 @@ def _after(start: Position, moves: list[int]) -> Position:
     return pos
 
 
+def _rushed_moves_with_a_sticky_misread(answer: bool) -> list[Event]:
+    # South plays F (one seed into a), North a (into b), South B (into C and D), each hand
+    # arriving before the last board was ever still; the camera misreads b as empty from
+    # the start. "F, a, B" then explains the boards no better than "B" alone (F read 0
+    # where B alone leaves 1; b read 0 where F, a, B leave 1) and costs two rushed moves;
+    # what tells them apart is where the hands were: over F, a and b before they were
+    # over B. North then plays e (into f).
+    start = Position.from_text("0-2-0-0-1-1-0-0-0-0-1-0-22-21-S")
+    ref = Referee(start, **presets.CAMERA)
+    t = 0.0
+    events: list[Event] = []
+
+    def frames(board: list[int], seconds: float, covered: tuple[int, ...] = ()) -> None:
+        nonlocal t
+        readings: list[Any] = [None if i in covered else _peaked(c) for i, c in enumerate(board)]
+        if 7 not in covered:
+            readings[7] = _peaked(0)  # the sticky misread of b
+        for _ in range(max(1, round(seconds / 0.2))):
+            said = ref.observe(Observation(t, "test", not covered, tuple(readings)))
+            events.extend(said)
+            for question in (e for e in said if answer and e.type == "ambiguous"):
+                # a person counts the pits the referee asks about
+                for p in question["pits"]:
+                    events.extend(ref.confirm(t, pit=p, count=board[p]))
+            t += 0.2
+
+    board = list(start.pits)
+    played: list[int] = []
+    frames(board, 1.0)
+    for pit in (5, 6, 1, 10):
+        frames(board, 0.4, covered=((pit - 1) % 12, pit, pit + 1))
+        board = list(_after(start, played := [*played, pit]).pits)
+        frames(board, 0.4, covered=(pit, pit + 1, (pit + 2) % 12))
+        if pit in (1, 10):
+            frames(board, 3.0)
+    return events
+
+
+def test_hands_over_other_pits_keep_a_transposition_in_doubt() -> None:
+    events = _rushed_moves_with_a_sticky_misread(answer=False)
+    named = [int(e["pit"]) for e in events if e.type == "move"]
+    # B alone must not be confirmed as South's move: the hands said otherwise
+    assert 1 not in named[:1], [(e.type, e.get("text")) for e in events]
+
+
+def test_a_count_settles_which_of_two_orders_was_played() -> None:
+    events = _rushed_moves_with_a_sticky_misread(answer=True)
+    named = [int(e["pit"]) for e in events if e.type == "move"]
+    assert named == [5, 6, 1, 10], [(e.type, e.get("text")) for e in events]
+
+
 def _growing_game(seed: int) -> Playthrough:
     # A clean full game of the referee bench (bench/referee_games.py, model (b), seed as
     # there): a camera whose belief spreads as piles grow, every misread held frame
