@@ -322,11 +322,9 @@ class Referee:
             0.0 if not settled or previous_still is None else obs.t - previous_still
         )
         still_start = settled and previous_still is None
-        hands: bool | None = None
         hand_pits: tuple[bool, ...] | None = None
         if self.sees_hands:
             hand_pits = self._hands_over or (False,) * len(readings)
-            hands = any(hand_pits)
             if still_start:
                 self._hands_over = ()
             elif not settled and not visible.all():
@@ -334,7 +332,7 @@ class Referee:
                 self._hands_over = tuple(
                     h or not v for h, v in zip(hand_pits, visible.tolist(), strict=True)
                 )
-        ev = Evidence(table, visible, fresh, settled, away, away_new, still_start, hands, hand_pits)
+        ev = Evidence(table, visible, fresh, settled, away, away_new, still_start, hand_pits)
         return ev, (
             readings,
             settled,

@@ -114,11 +114,14 @@ class Evidence:
     """What a node pays that takes seeds in hand during a still board (it was seen away)."""
     still_start: bool = False
     """A still board begins: histories pay :data:`RUSH` for the moves done since the last."""
-    hands: bool | None = None
-    """At a still board's start: was a hand seen since the last one (None: the source
-    cannot see hands)."""
     hand_pits: tuple[bool, ...] | None = None
-    """... and over which pits (None: the source cannot see hands)."""
+    """At a still board's start: the pits a hand was seen over since the last one (None:
+    the source cannot see hands)."""
+
+    @property
+    def hands(self) -> bool:
+        """A hand was seen over the board since the last still board."""
+        return self.hand_pits is not None and any(self.hand_pits)
 
     @property
     def ceiling(self) -> float:
@@ -380,12 +383,11 @@ class Tracker:
         if ev.still_start:
             moved = depth - still_moves
             closed = closed + RUSH * np.maximum(0, moved - 1)
-            if ev.hands:
+            if ev.hand_pits is not None and ev.hands:
                 idle = (moved == 0) & (boards == still_boards).all(axis=1)
                 closed = closed + np.where(idle, IDLE_HANDS, 0.0)
-                if ev.hand_pits is not None:
-                    stray = _stray_hands(boards != still_boards, ev.hand_pits)
-                    closed = closed + np.where(stray & ~idle, STRAY_HANDS, 0.0)
+                stray = _stray_hands(boards != still_boards, ev.hand_pits)
+                closed = closed + np.where(stray & ~idle, STRAY_HANDS, 0.0)
             still_moves = depth
             still_boards = boards
         prior = self.prior[parents] + costs

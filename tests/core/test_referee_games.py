@@ -119,28 +119,43 @@ def test_a_hand_over_the_board_is_a_move_when_a_misread_ties_two_histories() -> 
     # where it holds 0): each history has one pit a misread away. Only the hands the
     # camera saw over f and A, then over A and B, tell that two more moves were played.
     start = Position.from_text("0-0-2-3-15-0-1-0-2-0-0-1-19-5-N")
-    ref = Referee(start, **presets.CAMERA)
-    t = 0.0
-    events: list[Event] = []
-
-    def frames(board: list[int], seconds: float, covered: tuple[int, ...] = ()) -> None:
-        nonlocal t
-        readings: list[Any] = [None if i in covered else _peaked(c) for i, c in enumerate(board)]
-        readings[11] = _peaked(1)  # the sticky misread of f (it holds 1 only at the start)
-        for _ in range(max(1, round(seconds / 0.2))):
-            events.extend(ref.observe(Observation(t, "test", not covered, tuple(readings))))
-            t += 0.2
-
+    cam = _Camera(Referee(start, **presets.CAMERA), sticky=(11, 1))  # f read 1 from the start
     board = list(start.pits)
     played: list[int] = []
-    frames(board, 1.0)
+    cam.frames(board, 1.0)
     for pit in (11, 0, 6):
-        frames(board, 0.6, covered=(pit, (pit + 1) % 12))
+        cam.frames(board, 0.6, covered=(pit, (pit + 1) % 12))
         board = list(_after(start, played := [*played, pit]).pits)
-        frames(board, 1.2)
-    frames(board, 0.6, covered=(2, 3))  # the next hand: South's next move begins
-    named = [int(e["pit"]) for e in events if e.type == "move"]
-    assert named[:2] == [11, 0], [(e.type, e.get("text")) for e in events]
+        cam.frames(board, 1.2)
+    cam.frames(board, 0.6, covered=(2, 3))  # the next hand: South's next move begins
+    named = [int(e["pit"]) for e in cam.events if e.type == "move"]
+    assert named[:2] == [11, 0], [(e.type, e.get("text")) for e in cam.events]
+
+
+class _Camera:
+    """Feeds a referee a camera's frames every 0.2 s: each pit read as its count
+    (:func:`_peaked`) unless a hand covers it, one pit misread as ``sticky`` (pit, count)
+    whenever in view; with ``answer``, a person counts the pits of every question."""
+
+    def __init__(self, ref: Referee, sticky: tuple[int, int], answer: bool = False) -> None:
+        self.ref = ref
+        self.sticky = sticky
+        self.answer = answer
+        self.t = 0.0
+        self.events: list[Event] = []
+
+    def frames(self, board: list[int], seconds: float, covered: tuple[int, ...] = ()) -> None:
+        readings: list[Any] = [None if i in covered else _peaked(c) for i, c in enumerate(board)]
+        pit, count = self.sticky
+        if pit not in covered:
+            readings[pit] = _peaked(count)
+        for _ in range(max(1, round(seconds / 0.2))):
+            said = self.ref.observe(Observation(self.t, "test", not covered, tuple(readings)))
+            self.events.extend(said)
+            for question in (e for e in said if self.answer and e.type == "ambiguous"):
+                for p in question["pits"]:
+                    self.events.extend(self.ref.confirm(self.t, pit=p, count=board[p]))
+            self.t += 0.2
 
 
 def _after(start: Position, moves: list[int]) -> Position:
@@ -158,34 +173,17 @@ def _rushed_moves_with_a_sticky_misread(answer: bool) -> list[Event]:
     # what tells them apart is where the hands were: over F, a and b before they were
     # over B. North then plays e (into f).
     start = Position.from_text("0-2-0-0-1-1-0-0-0-0-1-0-22-21-S")
-    ref = Referee(start, **presets.CAMERA)
-    t = 0.0
-    events: list[Event] = []
-
-    def frames(board: list[int], seconds: float, covered: tuple[int, ...] = ()) -> None:
-        nonlocal t
-        readings: list[Any] = [None if i in covered else _peaked(c) for i, c in enumerate(board)]
-        if 7 not in covered:
-            readings[7] = _peaked(0)  # the sticky misread of b
-        for _ in range(max(1, round(seconds / 0.2))):
-            said = ref.observe(Observation(t, "test", not covered, tuple(readings)))
-            events.extend(said)
-            for question in (e for e in said if answer and e.type == "ambiguous"):
-                # a person counts the pits the referee asks about
-                for p in question["pits"]:
-                    events.extend(ref.confirm(t, pit=p, count=board[p]))
-            t += 0.2
-
+    cam = _Camera(Referee(start, **presets.CAMERA), sticky=(7, 0), answer=answer)
     board = list(start.pits)
     played: list[int] = []
-    frames(board, 1.0)
+    cam.frames(board, 1.0)
     for pit in (5, 6, 1, 10):
-        frames(board, 0.4, covered=((pit - 1) % 12, pit, pit + 1))
+        cam.frames(board, 0.4, covered=((pit - 1) % 12, pit, pit + 1))
         board = list(_after(start, played := [*played, pit]).pits)
-        frames(board, 0.4, covered=(pit, pit + 1, (pit + 2) % 12))
+        cam.frames(board, 0.4, covered=(pit, pit + 1, (pit + 2) % 12))
         if pit in (1, 10):
-            frames(board, 3.0)
-    return events
+            cam.frames(board, 3.0)
+    return cam.events
 
 
 def test_hands_over_other_pits_keep_a_transposition_in_doubt() -> None:
