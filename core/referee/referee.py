@@ -38,6 +38,7 @@ How it decides (``docs/REFEREE.md`` says it in full):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -245,7 +246,8 @@ class Referee:
         # a count above every seed in the game, read for sure or as the likeliest count
         if any((c := most_likely(r)) is not None and c > total for r in obs.pits):
             return [self._bad_observation(obs, f"a pit cannot hold more than the {total} seeds")]
-        self._last_obs = obs
+        self._gap = obs.t - self._last_obs_t
+        self._last_obs, self._last_obs_t = obs, obs.t
         sig = best_counts(obs.pits)
         if sig != self._last_sig:
             self._last_sig = sig
@@ -332,7 +334,9 @@ class Referee:
                 self._hands_over = tuple(
                     h or not v for h, v in zip(hand_pits, visible.tolist(), strict=True)
                 )
-        ev = Evidence(table, visible, fresh, settled, away, away_new, still_start, hand_pits)
+        ev = Evidence(
+            table, visible, fresh, settled, away, away_new, still_start, hand_pits, self._gap
+        )
         return ev, (
             readings,
             settled,
@@ -345,6 +349,9 @@ class Referee:
                 self._looked[i] = s
 
     _last_still_elapsed = 0.0
+    _last_obs_t = -math.inf
+    _gap = math.inf
+    """Seconds between the last two observations (see :data:`tracker.HANDOVER`)."""
     _hands_over: tuple[bool, ...] = ()
     """The pits a camera saw a hand over since the last still board (empty: none)."""
 

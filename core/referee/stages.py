@@ -200,8 +200,10 @@ class MoveGraph:
         }
         self._moves: dict[int, _Move] = {}
         self._reach: dict[StageKey, Reach] = {}
-        self._mistakes: dict[int, list[mistakes.SowingMistake]] | None = None
-        self._lifts: list[int] = []
+        self._mistakes: dict[int, list[mistakes.SowingMistake]] = {}
+        """Each move's wrong sowings, built on first use (most moves' are never looked at)."""
+        self._lifts: list[int] | None = None
+        """The pits that may not be played but hold seeds (None: not listed yet)."""
         for m in position.legal_moves():
             self._add_move(position.outcome(m))
 
@@ -236,27 +238,36 @@ class MoveGraph:
                     self._add(Stage(("cap", m, taken), tuple(left), bool(taken), m))
         self._moves[m] = _Move(out, tuple(sowing), captures, sown)
 
-    def _build_mistakes(self) -> dict[int, list[mistakes.SowingMistake]]:
-        if self._mistakes is None:
-            self._mistakes = {}
+    def _move_mistakes(self, m: int) -> list[mistakes.SowingMistake]:
+        """The wrong sowings of move ``m`` the referee keeps; their first wrong seed and
+        the wrong sowing done become stages (the stages between, of the first, are built
+        on first use: most wrong sowings are never believed)."""
+        found = self._mistakes.get(m)
+        if found is not None:
+            return found
+        mv = self._moves.get(m)
+        variants: list[mistakes.SowingMistake] = []
+        self._mistakes[m] = variants
+        if mv is None:
+            return variants
+        for v in mistakes.sowing_mistakes(mv.out):
+            end = len(v.path)
+            last = board_after(self.position.pits, m, v.path, end)
+            if last in (mv.sown, mv.out.position.pits):
+                # A lap sown the wrong way (or skipping its origin's neighbour) can end on
+                # the very board the move leaves: no board tells it apart.
+                continue
+            variants.append(v)
+            self._add_bad(m, v, v.wrong_index + 1)
+            if end > v.wrong_index + 1:
+                self._add_bad(m, v, end, last)
+        return variants
+
+    def _illegal_lifts(self) -> list[int]:
+        """The pits that may not be played but hold seeds, each with its two stages."""
+        if self._lifts is None:
+            self._lifts = []
             pos = self.position
-            for m, mv in self._moves.items():
-                variants = []
-                for v in mistakes.sowing_mistakes(mv.out):
-                    end = len(v.path)
-                    last = board_after(pos.pits, m, v.path, end)
-                    if last in (mv.sown, mv.out.position.pits):
-                        # A lap sown the wrong way (or skipping its origin's neighbour) can
-                        # end on the very board the move leaves: no board tells it apart.
-                        continue
-                    variants.append(v)
-                    # The first wrong seed and the wrong sowing done are in reach of the
-                    # position; the stages between, of the first (built on first use:
-                    # most wrong sowings are never believed).
-                    self._add_bad(m, v, v.wrong_index + 1)
-                    if end > v.wrong_index + 1:
-                        self._add_bad(m, v, end, last)
-                self._mistakes[m] = variants
             if not pos.is_over:
                 for o, seeds in enumerate(pos.pits):
                     if seeds == 0 or o in self._moves:
@@ -268,7 +279,7 @@ class MoveGraph:
                     self._add(Stage(("lift", o, 0), lifted[0][1], False, o, mistake))
                     self._add(Stage(("lift", o, 1), lifted[-1][1], False, o, mistake))
                     self._lifts.append(o)
-        return self._mistakes
+        return self._lifts
 
     def _add_bad(
         self, m: int, v: mistakes.SowingMistake, k: int, board: tuple[int, ...] | None = None
@@ -284,7 +295,7 @@ class MoveGraph:
     def _variant(self, m: int, kind: str, wrong_index: int) -> mistakes.SowingMistake | None:
         """Move ``m``'s wrong sowing of ``kind`` going wrong at seed ``wrong_index`` (None:
         not one the referee keeps)."""
-        for v in self._build_mistakes().get(m, ()):
+        for v in self._move_mistakes(m):
             if v.kind == kind and v.wrong_index == wrong_index:
                 return v
         return None
@@ -294,13 +305,13 @@ class MoveGraph:
         found = self._stages.get(key)
         if found is None:
             kind = key[0]
-            if kind in ("bad", "lift"):
-                self._build_mistakes()
-                if kind == "bad" and key not in self._stages:
-                    m, i, k = int(key[1]), int(key[3]), int(key[4])
-                    v = self._variant(m, str(key[2]), i)
-                    if v is not None and i < k <= len(v.path):
-                        self._add_bad(m, v, k)
+            if kind == "lift":
+                self._illegal_lifts()
+            elif kind == "bad":
+                m, i, k = int(key[1]), int(key[3]), int(key[4])
+                v = self._variant(m, str(key[2]), i)
+                if key not in self._stages and v is not None and i < k <= len(v.path):
+                    self._add_bad(m, v, k)
             elif kind == "wrongcap":
                 self._add_wrong_capture(int(key[1]), tuple(key[2]))
             elif kind == "taken":
@@ -386,15 +397,13 @@ class MoveGraph:
         if kind == "idle":
             if self.position.is_over:
                 return stages, exits
-            self._build_mistakes()
             for m in self._moves:
                 self._rest_of_move(m, -1, self.lift_cost(m), stages, exits, with_mistakes=True)
-            for o in self._lifts:
+            for o in self._illegal_lifts():
                 stages.append((("lift", o, 0), MISTAKE))
                 stages.append((("lift", o, 1), MISTAKE + STEP))
         elif kind == "sow":
             m, k = int(key[1]), int(key[2])
-            self._build_mistakes()
             stages.pop()  # _rest_of_move lists it again, at no cost
             self._rest_of_move(m, k, 0.0, stages, exits, with_mistakes=True, from_step=k)
         elif kind == "cap":
@@ -463,9 +472,9 @@ class MoveGraph:
             exits.append((Exit((m, True)), base + STEP * (n - start) + MISTAKE))
         else:
             exits.append((Exit((m, False)), base + STEP * (n - start)))
-        if not with_mistakes or self._mistakes is None:
+        if not with_mistakes:
             return
-        for v in self._mistakes[m]:
+        for v in self._move_mistakes(m):
             if v.wrong_index < start:
                 continue
             cost = base + STEP * (v.wrong_index - start) + MISTAKE

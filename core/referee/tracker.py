@@ -43,6 +43,18 @@ apart. And the same moves in another order are taken as a transposition (the lik
 order named, see :meth:`Tracker.transposed_masses`) only once the board cannot tell
 them apart any more.
 
+**One hand at a time.** The next move may start before the last one's board was
+ever still, but not before its last seed is down and the other player's hand has
+come over the board. So a history may end one move and begin the next between
+two observations only if they are at least :data:`HANDOVER` seconds apart (a
+frame can miss a second of play); closer observations show the move's end
+first. Otherwise two misread piles that mimic a one-seed move are "explained"
+by the opponent playing it under the mover's hand, in the same tenth of a
+second as the mover's last seeds. (It also spares building the next move's
+stages at every frame.) A capture left on the board is the exception: the
+board waits with the capture pending, and the next player's lift is what
+misses it.
+
 Nodes are pruned by weight (:data:`PRUNE` below the best, at most
 :data:`WIDTH`), never by time. :meth:`Tracker.masses` gives the posterior mass
 of each first move; the referee (:mod:`core.referee.referee`) commits a move
@@ -53,7 +65,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -91,6 +103,9 @@ IDLE_HANDS = -2.0
 #: near some pit a camera saw a hand over in between: a hand sows and takes where the
 #: moves are (people also reach across and point, so it is a doubt, not a veto).
 STRAY_HANDS = -2.0
+#: Seconds one player's last seed and capture, the hand leaving and the other player's
+#: hand reaching and lifting a pit take at the very quickest.
+HANDOVER = 0.5
 #: How far along the ring of pits from a pit whose count changed a hand may be and still
 #: be at that move's work (it hides the pit it is over and its neighbours, and a pit
 #: sown and played again in between changes nothing itself).
@@ -117,6 +132,8 @@ class Evidence:
     hand_pits: tuple[bool, ...] | None = None
     """At a still board's start: the pits a hand was seen over since the last one (None:
     the source cannot see hands)."""
+    gap: float = math.inf
+    """Seconds since the previous observation (see :data:`HANDOVER`)."""
 
     @property
     def hands(self) -> bool:
@@ -160,6 +177,10 @@ class Tracker:
         self.max_count = root.ruleset.total_seeds
         self._graphs: dict[tuple[Record, ...], MoveGraph] = {(): MoveGraph(root, last)}
         self._reach: dict[NodeKey, _Reach] = {}
+        """Each node's reach without the next move begun (see :data:`HANDOVER`) ..."""
+        self._reach_on: dict[NodeKey, _Reach] = {}
+        """... and with it."""
+        self._blocks: dict[tuple[tuple[Record, ...], Record], _Reach] = {}
         key: NodeKey = ((), ("idle",))
         self.keys: list[NodeKey] = [key]
         self.prior: FloatArray = np.zeros(1)
@@ -178,6 +199,8 @@ class Tracker:
         state = dict(self.__dict__)
         state["_graphs"] = {(): self._graphs[()]}
         state["_reach"] = {}
+        state["_reach_on"] = {}
+        state["_blocks"] = {}
         return state
 
     # -- graphs --------------------------------------------------------------------------
@@ -272,63 +295,102 @@ class Tracker:
         return self.graph(self.keys[self.best()][0]).position
 
     # -- the update -------------------------------------------------------------------------
-    def _node_reach(self, key: NodeKey) -> _Reach:
-        """Every node one observation can lead to from ``key`` (see the module docstring)."""
-        found = self._reach.get(key)
+    def _node_reach(self, key: NodeKey, handover: bool) -> _Reach:
+        """Every node one observation can lead to from ``key`` (see the module docstring);
+        with ``handover``, also the next move begun once this one is done (always after a
+        missed capture)."""
+        cache = self._reach_on if handover else self._reach
+        found = cache.get(key)
         if found is not None:
             return found
         hist, skey = key
         g = self.graph(hist)
         stages, exits = g.reach(skey)
+        own = [g.stage(sk) for sk, _ in stages]
+        parts = [
+            _Reach(
+                ((),) * len(own),
+                tuple(sk for sk, _ in stages),
+                np.array([s.board for s in own], dtype=np.int64).reshape(len(own), self.n),
+                np.array([c for _, c in stages], dtype=np.float64),
+                np.array([s.in_hand for s in own], dtype=bool),
+                np.zeros(len(own), dtype=np.int64),
+            )
+        ]
+        for e, c in exits:
+            if not e.missed:
+                # the position after the move (its graph is built once a node stands there)
+                board = g.outcome(e.record[0]).position.pits
+                parts.append(
+                    _Reach(
+                        ((e.record,),),
+                        (("idle",),),
+                        np.array([board], dtype=np.int64),
+                        np.array([c]),
+                        np.zeros(1, dtype=bool),
+                        np.ones(1, dtype=np.int64),
+                    )
+                )
+            if handover or e.missed:
+                # (a capture left on the board has no still position of its own to wait
+                # in: the capture-pending stage is where the board waits, and the next
+                # player's lift is what misses it)
+                block = self._next_move(hist, e.record)
+                parts.append(replace(block, costs=block.costs + c))
+        found = _Reach(
+            tuple(x for r in parts for x in r.suffixes),
+            tuple(x for r in parts for x in r.stages),
+            np.concatenate([r.boards for r in parts]),
+            np.concatenate([r.costs for r in parts]),
+            np.concatenate([r.in_hand for r in parts]),
+            np.concatenate([r.moved for r in parts]),
+        )
+        cache[key] = found
+        return found
+
+    def _next_move(self, hist: tuple[Record, ...], record: Record) -> _Reach:
+        """The next move begun once ``record`` is done after ``hist`` (its correct stages
+        and its end), costs relative to the move's end; built once and shared by every
+        stage of ``hist`` that can end the move."""
+        found = self._blocks.get((hist, record))
+        if found is not None:
+            return found
+        g2 = self.graph((*hist, record))
+        one = (record,)
         suffixes: list[tuple[Record, ...]] = []
         keys: list[StageKey] = []
         boards: list[tuple[int, ...]] = []
         costs: list[float] = []
         in_hand: list[bool] = []
-
-        def add(
-            suffix: tuple[Record, ...], s: Stage | None, sk: StageKey, board: Any, c: float
-        ) -> None:
-            suffixes.append(suffix)
-            keys.append(sk)
-            boards.append(board)
-            costs.append(c)
-            in_hand.append(bool(s.in_hand) if s is not None else False)
-
-        for sk, c in stages:
-            s = g.stage(sk)
-            add((), s, sk, s.board, c)
-        for e, c in exits:
-            g2 = self.graph((*hist, e.record))
-            one = (e.record,)
-            if not e.missed:
-                idle = g2.stage(("idle",))
-                add(one, idle, ("idle",), idle.board, c)
-            if g2.position.is_over:
-                continue
-            # The next move may start before this one's board was ever still: its
-            # correct stages, and its end (the position two moves on), are in reach.
+        if not g2.position.is_over:
             st2: list[tuple[StageKey, float]] = []
             ex2: list[tuple[Any, float]] = []
             for m2 in g2.moves:
-                g2._rest_of_move(m2, -1, c + g2.lift_cost(m2), st2, ex2, with_mistakes=False)
+                g2._rest_of_move(m2, -1, g2.lift_cost(m2), st2, ex2, with_mistakes=False)
             for sk, c2 in st2:
                 s = g2.stage(sk)
-                add(one, s, sk, s.board, c2)
+                suffixes.append(one)
+                keys.append(sk)
+                boards.append(s.board)
+                costs.append(c2)
+                in_hand.append(bool(s.in_hand))
             for e2, c2 in ex2:
                 if e2.missed:
                     continue
-                out2 = g2.outcome(e2.record[0])
-                add((e.record, e2.record), None, ("idle",), out2.position.pits, c2)
+                suffixes.append((record, e2.record))
+                keys.append(("idle",))
+                boards.append(g2.outcome(e2.record[0]).position.pits)
+                costs.append(c2)
+                in_hand.append(False)
         found = _Reach(
             tuple(suffixes),
             tuple(keys),
             np.array(boards, dtype=np.int64).reshape(len(boards), self.n),
             np.array(costs, dtype=np.float64),
             np.array(in_hand, dtype=bool),
-            np.array([len(suffix) for suffix in suffixes], dtype=np.int64),
+            np.array([len(x) for x in suffixes], dtype=np.int64),
         )
-        self._reach[key] = found
+        self._blocks[(hist, record)] = found
         return found
 
     def update(self, ev: Evidence, extra: Sequence[tuple[int, NodeKey, float]] = ()) -> Fit:
@@ -338,7 +400,8 @@ class Tracker:
         parent) — wrong captures proposed from the reading. Returns how well the best
         candidate fits the reading.
         """
-        reaches = [self._node_reach(key) for key in self.keys]
+        handover = ev.gap >= HANDOVER
+        reaches = [self._node_reach(key, handover) for key in self.keys]
         if extra:
             stages = [self.stage(node) for _, node, _ in extra]
             reaches.append(
@@ -475,6 +538,10 @@ class Tracker:
         # A node's reach is relative to its history (suffixes, boards, costs), so what was
         # built for the histories that begin with ``record`` still holds without it.
         self._reach = {(h[1:], sk): r for (h, sk), r in self._reach.items() if h[:1] == (record,)}
+        self._reach_on = {
+            (h[1:], sk): r for (h, sk), r in self._reach_on.items() if h[:1] == (record,)
+        }
+        self._blocks = {(h[1:], r): b for (h, r), b in self._blocks.items() if h[:1] == (record,)}
         if not keep:
             self.reset(new_root)
             return new_root
@@ -493,6 +560,8 @@ class Tracker:
         """Start again from ``graph``'s position (a correction, a new game, a resync)."""
         self._graphs = {(): graph}
         self._reach = {}
+        self._reach_on = {}
+        self._blocks = {}
         ks = list(keys)
         self.keys = [((), k) for k in ks]
         self.boards = np.array([graph.stage(k).board for k in ks], dtype=np.int64)

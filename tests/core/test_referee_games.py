@@ -260,3 +260,20 @@ def test_a_mistake_as_likely_as_a_misread_is_asked_about() -> None:
     assert [o["name"] for o in asked[0]["options"]] == ["f"]
     helped = score(play, presets.CAMERA, answer=3.0)
     assert helped.followed and helped.false_alerts == 0
+
+
+@pytest.mark.no_cover
+def test_no_move_is_believed_played_under_the_movers_hand() -> None:
+    # South's E ends capturing f; as E's last seeds go down, the camera reads the one
+    # seed in c as 0 and d's 2 as 3, and holds both misreads. North's one-seed move c
+    # leaves exactly that board, and was confirmed at 0.995 before North had moved: "E,
+    # then c" explained the frames if c was lifted and sown in the 0.2 s between two
+    # frames while South's hand was still sowing and capturing. One hand at a time
+    # (tracker.HANDOVER): the game is now followed to its end, a person answering.
+    play = _growing_game(1057)
+    thirteenth = play.moves[13]
+    assert thirteenth != 8  # (North's actual move there is not c)
+    result = score(play, presets.CAMERA, answer=3.0)
+    assert result.named[:14] == play.moves[:14]
+    assert result.followed and result.wrong_moves == 0
+
