@@ -439,12 +439,13 @@ class Referee:
         return events
 
     def _proposals(self, obs: Observation) -> list[tuple[int, NodeKey, float]]:
-        """Wrong captures the reading shows, from the nodes where a capture was due or done."""
+        """Wrong captures the reading shows, from the nodes where a capture was due or done
+        (or a wrong one is under way)."""
         seen = best_counts(self._readings(obs))
         out: list[tuple[int, NodeKey, float]] = []
         tracker = self._tracker
         for j, (hist, skey) in enumerate(tracker.keys):
-            if skey[0] not in ("cap", "idle"):
+            if skey[0] not in ("cap", "idle", "wrongcap", "taken"):
                 continue
             proposed = tracker.graph(hist).propose_wrong_capture(skey, seen)
             if proposed is not None:

@@ -355,6 +355,22 @@ class MoveGraph:
             if any(self.position.ruleset.owner(p) == last.player for p in wrong):
                 prior += OWN_SIDE
             return ("taken", removed), prior
+        # Pits are taken one after the other: a wrong capture under way that the reading
+        # shows grown by more pits is the same mistake going on (paid for once).
+        if key[0] == "wrongcap":
+            m, before = int(key[1]), tuple(key[2])
+            mv = self._moves[m]
+            removed = mistakes.wrong_capture_removed(mv.out, mv.sown, seen)
+            if removed is None or not set(before) < set(removed):
+                return None
+            return ("wrongcap", m, removed), STEP * (len(removed) - len(before))
+        if key[0] == "taken" and self.last is not None:
+            before = tuple(key[1])
+            last = self.last
+            removed = mistakes.wrong_capture_removed(last, mistakes.sown_board(last), seen)
+            if removed is None or not set(before) < set(removed):
+                return None
+            return ("taken", removed), STEP * (len(removed) - len(before))
         return None
 
     def _add_wrong_capture(self, m: int, removed: tuple[int, ...]) -> None:

@@ -21,6 +21,7 @@ from core.referee.playthrough import (
     DESYNCS,
     EXACT,
     GROWING,
+    SENSOR,
     SENSOR_NOISE,
     Pace,
     Playthrough,
@@ -277,3 +278,42 @@ def test_no_move_is_believed_played_under_the_movers_hand() -> None:
     assert result.named[:14] == play.moves[:14]
     assert result.followed and result.wrong_moves == 0
 
+
+@pytest.mark.no_cover
+def test_pits_taken_one_after_the_other_are_one_wrong_capture() -> None:
+    # North's e (four seeds, no capture) ends in B and C; North then takes B (1 seed) and,
+    # a moment later, C (13), and puts them back. A sensor board reports each pit as it is
+    # emptied: "B taken" alone was less likely than South lifting B to play it, and the
+    # wrong capture of B and C could then only be reached by paying for a second mistake,
+    # so the referee believed South played B and someone lifted C, and lost the game. A
+    # wrong capture under way grows by the pits taken next, as one mistake.
+    for attempt in range(20):
+        rng = random.Random(2000 * 1000 + attempt)  # the bench's (d) model, seed 2000
+        play = game_with_mistake(START, "wrong_capture", SENSOR_NOISE, SENSOR, rng)
+        if play is not None and play.expected:
+            break
+    assert play is not None and play.expected[0].pits == {1, 2}
+    result = score(play, presets.SENSOR, keep_events=True)
+    alerts = [e for e in result.events if e.type == "wrong_capture"]
+    assert [set(a["pits"]) for a in alerts] == [{1, 2}]
+    assert result.found == 1 and result.false_alerts == 0 and result.followed
+
+
+@pytest.mark.no_cover
+def test_two_mistakes_at_once_are_a_disturbed_board() -> None:
+    # South's F captures a; before any still board, a hand puts two seeds into b and
+    # takes them out again 1.5 s later (a sensor board's exact counts, at a camera's pace).
+    # "F's capture missed, then North lifts a and sows both seeds into b" explains that
+    # board exactly, with two mistakes: it was believed, the missed capture announced,
+    # and the game lost for good. Two mistakes at once do not count as an explanation.
+    for attempt in range(20):
+        rng = random.Random(2000 * 1000 + attempt)  # the bench's (a) model, seed 2000
+        play = game_with_mistake(START, "disturbed", SENSOR_NOISE, CAMERA, rng)
+        if play is not None and play.expected:
+            break
+    assert play is not None and play.expected[0].pits == {7}
+    result = score(play, {"sees_hands": True, "independent_frames": True}, keep_events=True)
+    disturbed = [e for e in result.events if e.type == "board_disturbed"]
+    assert disturbed and 7 in disturbed[-1]["pits"]
+    assert not [e for e in result.events if e.type == "missed_capture"]
+    assert result.followed
