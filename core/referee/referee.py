@@ -881,8 +881,13 @@ class Referee:
         return self._explains_board(obs, ev, self.position.pits)
 
     def _explains_board(self, obs: Observation, ev: Evidence, board: tuple[int, ...]) -> bool:
+        return self._explains(obs, self._deficit(ev, board), board)
+
+    @staticmethod
+    def _deficit(ev: Evidence, board: tuple[int, ...]) -> float:
+        """Log likelihood of ``board`` below the reading's own best board."""
         rows = ev.table[np.arange(len(board)), np.minimum(board, ev.table.shape[1] - 1)]
-        return self._explains(obs, ev.ceiling - float(rows.sum()), board)
+        return ev.ceiling - float(rows.sum())
 
     def _diff(self, seen: Sequence[int | None]) -> list[dict[str, Any]]:
         rules = self.position.ruleset
@@ -1185,11 +1190,19 @@ class Referee:
         """Whether the board agrees with a command: it shows the position set, or a move
         from it (the referee then names that move). After an undo, a board that still
         shows the move undone disagrees: the players are to put it back."""
+        undone = before.pits if cause == "undo" and before is not None else None
+        shows_undone = undone is not None and self._explains_board(obs, ev, undone)
+        # (several misread piles may leave both within reach of the reading: the board
+        # shows whichever of the two it explains better)
+        if (
+            shows_undone
+            and undone is not None
+            and self._deficit(ev, undone) < self._deficit(ev, self.position.pits)
+        ):
+            return False
         if self._explains_root(obs, ev):
             return True
-        if cause == "undo" and before is not None and self._explains_board(obs, ev, before.pits):
-            return False
-        return self._explains_by_play(obs, ev)
+        return not shows_undone and self._explains_by_play(obs, ev)
 
     def _explains_by_play(self, obs: Observation, ev: Evidence) -> bool:
         """Whether play from the position (a move the board already shows) explains the

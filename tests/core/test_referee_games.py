@@ -317,3 +317,19 @@ def test_two_mistakes_at_once_are_a_disturbed_board() -> None:
     assert disturbed and 7 in disturbed[-1]["pits"]
     assert not [e for e in result.events if e.type == "missed_capture"]
     assert result.followed
+
+
+@pytest.mark.no_cover
+def test_an_undo_the_board_does_not_show_is_said_even_through_misread_piles() -> None:
+    # Undo after North's f (its one seed into A, capturing A); the board still shows f
+    # played, with F misread too. Three piles off from the position taken back are within
+    # what several misreads may explain, so the board was taken to show it, nothing was
+    # said, and the game was never "found again". The board explains f played far
+    # better: the referee says at once that the board does not show the undo, and takes
+    # the game up when the players put it back.
+    play = desync_session(START, "undo", GROWING, CAMERA, random.Random(2001))
+    result = score(play, presets.CAMERA, keep_events=True)
+    undo_t = next(e.t for e in result.events if e.type == "corrected")
+    said = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
+    assert said and said[0].t == undo_t and said[0]["cause"] == "undo"
+    assert result.resync is not None and result.resync_boards == 1
