@@ -59,9 +59,9 @@ from core.referee.playthrough import (
     Pace,
     PhotoBeliefs,
     desync_session,
-    game_with_mistake,
     random_full_game,
     render_game,
+    seeded_game_with_mistake,
 )
 
 
@@ -168,12 +168,8 @@ def _clean(args: tuple[Model, int]) -> tuple[Score, int, int]:
 
 def _mistake(args: tuple[Model, str, int]) -> Score | None:
     model, kind, seed = args
-    for attempt in range(20):
-        rng = random.Random(seed * 1000 + attempt)
-        play = game_with_mistake(Position.initial(), kind, model.beliefs, model.pace, rng)
-        if play is not None and play.expected:
-            return score(play, model.settings, answer=model.answer)
-    return None
+    play = seeded_game_with_mistake(Position.initial(), kind, model.beliefs, model.pace, seed)
+    return None if play is None else score(play, model.settings, answer=model.answer)
 
 
 def _desync(args: tuple[Model, str, int]) -> Score:

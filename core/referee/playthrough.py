@@ -577,6 +577,19 @@ def game_with_mistake(
     return render_game(start, moves, beliefs, pace, rng, mistake=(at, kind))
 
 
+def seeded_game_with_mistake(
+    start: Position, kind: str, beliefs: BeliefModel, pace: Pace, seed: int
+) -> Playthrough | None:
+    """The game with a mistake of ``kind`` that seed ``seed`` of the referee bench plays:
+    the first of twenty tries (random generators ``seed * 1000 + try``) whose game offers
+    a move where the mistake fits, or None."""
+    for attempt in range(20):
+        play = game_with_mistake(start, kind, beliefs, pace, random.Random(seed * 1000 + attempt))
+        if play is not None and play.expected:
+            return play
+    return None
+
+
 DESYNCS = ("new_game", "undo", "new_game_command", "set_position", "restart")
 
 

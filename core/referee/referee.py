@@ -53,7 +53,7 @@ from core.referee.commands import CommandError
 from core.referee.events import Event
 from core.referee.likelihood import best_counts, explains, log_likelihood_table
 from core.referee.resync import Anchor, Found, search
-from core.referee.stages import MoveGraph, Record, missed_capture_position
+from core.referee.stages import PROPOSING_STAGES, MoveGraph, Record, missed_capture_position
 from core.referee.tracker import (
     HAND_AWAY,
     HAND_AWAY_MAX,
@@ -445,7 +445,7 @@ class Referee:
         out: list[tuple[int, NodeKey, float]] = []
         tracker = self._tracker
         for j, (hist, skey) in enumerate(tracker.keys):
-            if skey[0] not in ("cap", "idle", "wrongcap", "taken"):
+            if skey[0] not in PROPOSING_STAGES:
                 continue
             proposed = tracker.graph(hist).propose_wrong_capture(skey, seen)
             if proposed is not None:
@@ -1190,19 +1190,12 @@ class Referee:
         """Whether the board agrees with a command: it shows the position set, or a move
         from it (the referee then names that move). After an undo, a board that still
         shows the move undone disagrees: the players are to put it back."""
-        undone = before.pits if cause == "undo" and before is not None else None
-        shows_undone = undone is not None and self._explains_board(obs, ev, undone)
-        # (several misread piles may leave both within reach of the reading: the board
-        # shows whichever of the two it explains better)
-        if (
-            shows_undone
-            and undone is not None
-            and self._deficit(ev, undone) < self._deficit(ev, self.position.pits)
-        ):
-            return False
-        if self._explains_root(obs, ev):
-            return True
-        return not shows_undone and self._explains_by_play(obs, ev)
+        if cause == "undo" and before is not None and self._explains_board(obs, ev, before.pits):
+            # (several misread piles may leave both within reach of the reading: the board
+            # shows whichever of the two it explains better)
+            better = self._deficit(ev, self.position.pits) <= self._deficit(ev, before.pits)
+            return better and self._explains_root(obs, ev)
+        return self._explains_root(obs, ev) or self._explains_by_play(obs, ev)
 
     def _explains_by_play(self, obs: Observation, ev: Evidence) -> bool:
         """Whether play from the position (a move the board already shows) explains the

@@ -174,6 +174,11 @@ class _Move:
     sown: tuple[int, ...]
 
 
+#: The stages from which a reading may show a wrong capture (see
+#: :meth:`MoveGraph.propose_wrong_capture`).
+PROPOSING_STAGES = frozenset({"cap", "idle", "wrongcap", "taken"})
+
+
 def _has_pit(slots: Sequence[int]) -> bool:
     return any(s >= 0 for s in slots)
 
@@ -358,20 +363,16 @@ class MoveGraph:
         # Pits are taken one after the other: a wrong capture under way that the reading
         # shows grown by more pits is the same mistake going on (paid for once).
         if key[0] == "wrongcap":
-            m, before = int(key[1]), tuple(key[2])
-            mv = self._moves[m]
-            removed = mistakes.wrong_capture_removed(mv.out, mv.sown, seen)
-            if removed is None or not set(before) < set(removed):
-                return None
-            return ("wrongcap", m, removed), STEP * (len(removed) - len(before))
-        if key[0] == "taken" and self.last is not None:
-            before = tuple(key[1])
-            last = self.last
-            removed = mistakes.wrong_capture_removed(last, mistakes.sown_board(last), seen)
-            if removed is None or not set(before) < set(removed):
-                return None
-            return ("taken", removed), STEP * (len(removed) - len(before))
-        return None
+            mv = self._moves[int(key[1])]
+            grown = mistakes.wrong_capture_removed(mv.out, mv.sown, seen)
+        elif key[0] == "taken" and self.last is not None:
+            grown = mistakes.wrong_capture_removed(self.last, mistakes.sown_board(self.last), seen)
+        else:
+            return None
+        before = tuple(key[-1])
+        if grown is None or not set(before) < set(grown):
+            return None
+        return (*key[:-1], grown), STEP * (len(grown) - len(before))
 
     def _add_wrong_capture(self, m: int, removed: tuple[int, ...]) -> None:
         mv = self._moves[m]
