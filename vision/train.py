@@ -3,6 +3,7 @@
     python -m vision.train [--samples 2400] [--out vision/models/counter_synth.json]
     python -m vision.train --model cnn [--samples 4000] [--steps 4000]
     python -m vision.train --model deep [--samples 24000] [--steps 1500]
+    python -m vision.train --model deep --renders DIR [--renders DIR ...] [--painted-share 0.3]
 
 The first (features + small MLP, :mod:`vision.counter`) takes about a minute
 on one core; the second (the convolutional network of :mod:`vision.cnn`,
@@ -12,7 +13,9 @@ needs PyTorch (the ``learn`` extra) and takes about four minutes on two
 cores. The committed models were made with the defaults.
 
 Every training image comes from :mod:`vision.synth` (seeded, so the result is
-reproducible); no photograph is used. The model is small JSON and may be
+reproducible) or, with ``--renders``, from folders of physics renders written by
+:mod:`vision.render.physics_piles` (``<count>/<k>.png``), mixed with painted pits for
+``--painted-share`` of every batch; no photograph is used. The model is small JSON and may be
 committed because the repository made all of its data. On a real board the
 calibration step (:meth:`vision.counter.Counter.adapt`) then adapts it to
 the user's wood, seeds and light.
@@ -94,22 +97,69 @@ def train_cnn(samples: int, steps: int, out: Path, seed: int) -> int:
     return _save(NetCounter([network], "synthetic"), check_crops, check_labels, out, start, samples)
 
 
-def train_deep(samples: int, steps: int, out: Path, seed: int) -> int:
-    """Render pits, train the deeper network from scratch, fit its temperature, save."""
+CHECK_EVERY = 20
+"""With ``--renders``, every this-many-th render is kept out of training to fit the
+temperature and report the accuracy on."""
+
+
+def physics_renders(folders: list[Path]) -> tuple[list[np.ndarray], list[int]]:
+    """Every render under the folders and its label (counts above the top class join it)."""
+    from vision.dataset import load_folder
+
+    crops, labels = [], []
+    for folder in folders:
+        for example in load_folder(folder):
+            crops.append(example.image)
+            labels.append(min(example.count, CLASSES - 1))
+    return crops, labels
+
+
+def train_deep(
+    samples: int,
+    steps: int,
+    out: Path,
+    seed: int,
+    renders: list[Path] | None = None,
+    painted_share: float = 0.3,
+) -> int:
+    """Train the deeper network from scratch on rendered pits, fit its temperature, save.
+
+    Without ``renders`` every crop is painted by :mod:`vision.synth`; with them the physics
+    renders train it, painted pits filling ``painted_share`` of every batch.
+    """
     from vision.deep_counter import DeepCounter
     from vision.deep_train import export, fit
 
     start = time.perf_counter()
-    crops, labels = rendered_pits(samples, seed)
+    extras: list[tuple[list[np.ndarray], list[int], float]] = []
+    check_crops: list[np.ndarray] = []
+    check_labels: list[int] = []
+    if renders:
+        made, made_labels = physics_renders(renders)
+        if not made:
+            print(
+                f"no renders under {', '.join(map(str, renders))}: make them first with "
+                "python -m vision.render.physics_piles DIR"
+            )
+            return 1
+        check_crops = made[::CHECK_EVERY]
+        check_labels = made_labels[::CHECK_EVERY]
+        train = [i for i in range(len(made)) if i % CHECK_EVERY]
+        if painted_share > 0:
+            extras.append((*rendered_pits(samples, seed), painted_share))
+        crops, labels = [made[i] for i in train], [made_labels[i] for i in train]
+    else:
+        crops, labels = rendered_pits(samples, seed)
 
     def show(step: int, total: int) -> None:
         if step % 50 == 0 or step == total:
             print(f"\rtraining {step}/{total}", end="", flush=True)
 
-    module = fit(crops, labels, CLASSES, steps=steps, seed=seed, progress=show)
+    module = fit(crops, labels, CLASSES, steps=steps, seed=seed, extras=extras, progress=show)
     print()
     network = export(module, WIDTH)
-    check_crops, check_labels = rendered_pits(max(200, samples // 20), seed + 1)
+    if not check_crops:
+        check_crops, check_labels = rendered_pits(max(200, samples // 20), seed + 1)
     network.temperature = DeepCounter.fit_temperature(network, check_crops, check_labels)
     return _save(
         DeepCounter([network], "synthetic"), check_crops, check_labels, out, start, samples
@@ -148,6 +198,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--renders",
+        type=Path,
+        action="append",
+        help="deep: train on physics renders in this folder (<count>/<k>.png); repeatable",
+    )
+    parser.add_argument(
+        "--painted-share",
+        type=float,
+        default=0.3,
+        help="deep with --renders: the share of every batch drawn from painted pits",
+    )
     args = parser.parse_args(argv)
     if args.model == "cnn":
         from vision.net_counter import NetCounter
@@ -159,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
 
         steps = args.steps or 1500
         out = args.out or DeepCounter.model_path()
-        return train_deep(args.samples or 24000, steps, out, args.seed)
+        return train_deep(
+            args.samples or 24000, steps, out, args.seed, args.renders, args.painted_share
+        )
     args.samples = args.samples or 2400
     args.out = args.out or MODEL_PATH
     start = time.perf_counter()

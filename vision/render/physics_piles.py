@@ -61,6 +61,8 @@ class PitStyle:
     """Camera height above the rim, metres."""
     tilt: float
     """Camera tilt from straight down, radians."""
+    framing: float = 1.25
+    """Half the photo's width over the pit's radius: how much wood the crop keeps."""
 
 
 def random_pit_style(rng: np.random.Generator) -> PitStyle:
@@ -75,12 +77,16 @@ def random_pit_style(rng: np.random.Generator) -> PitStyle:
     return PitStyle(
         depth=float(rng.uniform(0.35, 0.7)),
         shape=str(rng.choice(SHAPES)),
-        seed_size=float(rng.uniform(0.008, 0.013)),
+        # Marbles and pebbles of 8 mm up to nickernuts of 1.6 cm, in pits of 4.4 cm:
+        # the seed's share of the pit's width spans the sets sold for Oware.
+        seed_size=float(rng.uniform(0.008, 0.016)),
         seed_colour=seed_rgb,
         wood=wood,
         light=light,
         height=float(rng.uniform(0.12, 0.25)),
         tilt=float(rng.uniform(0.0, 0.35)),
+        # The board geometry cuts a pit anywhere from its rim to a good margin of wood.
+        framing=float(rng.uniform(1.02, 1.45)),
     )
 
 
@@ -344,7 +350,7 @@ def _shoot(pb: Any, client: int, st: PitStyle, rng: np.random.Generator, size: i
     eye = [off * math.cos(t), off * math.sin(t), st.height]
     view = pb.computeViewMatrix(eye, [0, 0, 0], [0, 1, 0])
     # The field of view frames the rim and a little wood around it, as the pit crops do.
-    fov = math.degrees(2 * math.atan(PIT_RADIUS * 1.25 / st.height))
+    fov = math.degrees(2 * math.atan(PIT_RADIUS * st.framing / st.height))
     proj = pb.computeProjectionMatrixFOV(fov, 1.0, 0.01, 1.0)
     _w, _h, rgba, _depth, _seg = pb.getCameraImage(
         size,
