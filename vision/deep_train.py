@@ -227,6 +227,10 @@ def fit(
         if start.classes != classes:
             raise ValueError("the starting network tells apart another number of counts")
         load_into(module, start)
+    # A GPU, where there is one, trains the same network tens of times faster; the crops
+    # are still turned and relit on the processor.
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    module.to(device)
     opt = torch.optim.AdamW(module.parameters(), peak_lr, weight_decay=WEIGHT_DECAY)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, peak_lr, total_steps=steps)
     loss_of = torch.nn.CrossEntropyLoss(label_smoothing=LABEL_SMOOTHING)
@@ -237,8 +241,8 @@ def fit(
         picks = [(int(w), int(rng.integers(len(pools[w][0])))) for w in chosen]
         x = np.stack([jitter_deep(pools[w][0][i], rng) for w, i in picks]).transpose(0, 3, 1, 2)
         targets = np.asarray([pools[w][1][i] for w, i in picks], np.int64)
-        logits = module(torch.from_numpy(np.ascontiguousarray(x)))
-        loss = loss_of(logits, torch.from_numpy(targets))
+        logits = module(torch.from_numpy(np.ascontiguousarray(x)).to(device))
+        loss = loss_of(logits, torch.from_numpy(targets).to(device))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -246,7 +250,7 @@ def fit(
         if progress is not None:
             progress(step, steps)
     module.eval()
-    return module
+    return module.cpu()
 
 
 def twin_logits(module: Any, crops: Sequence[Image]) -> npt.NDArray[np.float64]:
