@@ -310,8 +310,9 @@ def main(argv: list[str] | None = None) -> int:
         "--counter",
         choices=["deep", "cnn", "mlp", "head", "area"],
         default=None,
-        help="the deeper network (default; --adapt needs PyTorch), the small numpy one,"
-        " or the older features + MLP counter",
+        help="the deeper network (default; --adapt and --new-board fine-tune it with PyTorch),"
+        " the small numpy one, the older features + MLP counter, or with --new-board any"
+        " kind of vision.counting",
     )
     add_fine_tuning_options(parser, " for --counter deep or cnn")
     # Steps stay None here: their default depends on the counter (see bench_dataset).
@@ -377,8 +378,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"folder not found: {args.new_board}")
             return 1
         from bench.new_board import bench_new_board
+        from vision.counting import DEFAULT
 
-        kind = args.counter or "head"
+        kind = args.counter or DEFAULT
         return bench_new_board(
             args.new_board,
             kind,

@@ -75,6 +75,8 @@ def teach(
 ) -> Calibration:
     """The calibration with a counter taught by frames of known positions.
 
+    ``counter="head"``: a new head on the built-in deep network's features
+    (:mod:`vision.counting.head`, numpy only, seconds).
     ``counter="area"`` (default): when one of the frames is the empty board,
     the classic area counter is used (each pit compared with itself, empty:
     the most reliable reference on rendered boards); otherwise the feature
@@ -96,9 +98,13 @@ def teach(
     averaged (default :data:`vision.ensemble.MEMBERS`), each reading
     ``views`` turned views of a pit (default: the counter's own).
     """
-    if counter not in ("area", "cnn", "deep"):
-        raise ValueError(f"unknown counter {counter!r}: use 'area', 'cnn' or 'deep'")
+    if counter not in ("area", "head", "cnn", "deep"):
+        raise ValueError(f"unknown counter {counter!r}: use 'area', 'head', 'cnn' or 'deep'")
     crops, counts = labelled_crops(calibration, frames)
+    if counter == "head":
+        from vision.counting.head import HeadCounter
+
+        return calibration.with_counter(HeadCounter.fit(crops, counts).to_json())
     if counter in ("cnn", "deep"):
         from vision.deep_counter import DeepCounter
 

@@ -2,9 +2,17 @@
 
 :func:`calibrate_camera` is what ``oware-companion calibrate --source camera://0`` runs: it
 finds the board in the camera's view (markers, else the pit grid, else the corners given
-with ``--corners``), then, unless told not to, asks for the empty board and the start
-position (4 seeds per pit) and adapts the counter to them. Frames can also come from image
-files (``--empty IMAGE --start IMAGE``), which is how the tests drive it.
+with ``--corners``), then, unless told not to, asks for the empty board, the start
+position (4 seeds per pit) and ``--layouts`` spread layouts (0 to 9 seeds in ten pits,
+:mod:`vision.learning.layouts`: each shown as a picture of where to put how many seeds,
+and read by the counter before it is kept), and fine-tunes the counter on every pit of
+those photos. Frames can also come from image files (``--empty IMAGE --start IMAGE
+--layout IMAGE …``), which is how the tests drive it.
+
+Which counter: with layouts, the deep network fine-tuned on them (PyTorch, the ``learn``
+extra; the head counter where PyTorch is missing); with the two views alone, the area
+counter (a network shown only 0 and 4 seeds learns only those). Figures:
+``docs/VISION.md``, "The new-board protocol".
 
 The calibration goes to :func:`vision.calibration.default_path` (the user's config
 directory) unless ``--out`` says otherwise; ``count``, ``train-counter`` and ``serve`` read
@@ -16,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -30,10 +39,15 @@ from companion.commands.grab import grab_frame
 # the vision package is imported inside the handler: it is the optional "vision" extra
 
 if TYPE_CHECKING:
+    from vision.calibration import Calibration
     from vision.image_types import Image
 
-CalibrationCounter = Literal["area", "deep", "cnn"]
-"""The counters ``calibrate --counter`` can teach on the two views."""
+CalibrationCounter = Literal["area", "head", "deep", "cnn"]
+"""The counters ``calibrate --counter`` can teach."""
+LAYOUTS = 2
+"""Spread layouts asked for after the empty board and the start position (``--layouts``):
+with two, a network fine-tuned on the 48 pits counts twice as many pits right as the
+head counter and four times as many as the area counter (``docs/VISION.md``)."""
 
 
 def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,15 +66,30 @@ def add_calibrate_arguments(parser: argparse.ArgumentParser) -> None:
         "already in the calibration file is kept",
     )
     parser.add_argument(
+        "--layouts",
+        type=int,
+        choices=range(0, 5),
+        default=LAYOUTS,
+        help=f"spread layouts (0-9 seeds in ten pits) to photograph after the start position"
+        f" (default {LAYOUTS}; 0: the empty board and the start position only)",
+    )
+    parser.add_argument(
+        "--layout",
+        type=Path,
+        action="append",
+        default=None,
+        help="photo of the next spread layout, in order (instead of the camera)",
+    )
+    parser.add_argument(
         "--counter",
         choices=get_args(CalibrationCounter),
-        default="area",
-        help="area (default, instant): compare each pit with itself empty; deep or cnn: "
-        "fine-tune the deeper networks (needs PyTorch, the 'learn' extra) or the small "
-        "numpy ones on the two views, a few minutes per network (on real photographs they "
-        "then know only 0 and 4 seeds: give them more with train-counter)",
+        default=None,
+        help="deep (default with layouts): fine-tune the deeper network on every pit "
+        "photographed, a few minutes (needs PyTorch, the 'learn' extra; head without it: "
+        "a new head on the same network, seconds); area (default without layouts, "
+        "instant): compare each pit with itself empty; cnn: the small numpy networks",
     )
-    add_fine_tuning_options(parser, " for --counter deep or cnn")
+    add_fine_tuning_options(parser, " for --counter deep or cnn", members=1)
     parser.add_argument("--yes", action="store_true", help="do not wait for Enter between steps")
 
 
@@ -96,13 +125,18 @@ def calibrate_camera(args: argparse.Namespace) -> int:
     start_path = getattr(args, "start", None)
     no_teach = bool(getattr(args, "no_teach", False))
     interactive = not getattr(args, "yes", False) and sys.stdin.isatty()
-    kind: CalibrationCounter = getattr(args, "counter", "area")
-    if kind == "deep" and not no_teach:
+    layouts: int = getattr(args, "layouts", LAYOUTS)
+    layout_paths: list[Path] = list(getattr(args, "layout", None) or [])
+    kind = _counter_kind(getattr(args, "counter", None), layouts)
+    if kind == "deep" and not no_teach and getattr(args, "counter", None) == "deep":
         from vision.deep_train import INSTALL_HINT, torch_available
 
         if not torch_available():  # say so before the user clears the board
             print(f"error: {INSTALL_HINT}", file=sys.stderr)
             return 2
+    if len(layout_paths) > layouts:
+        print(f"error: {len(layout_paths)} --layout photos for {layouts} layouts", file=sys.stderr)
+        return 2
     try:
 
         def frame_for(step: str, path: Path | None) -> Image:
@@ -120,17 +154,24 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         if not no_teach and empty is not None:
             start = frame_for("Set up the start position (4 seeds in every pit)", start_path)
             pits = calibration.layout.pits
+            frames = [(empty, [0] * pits), (start, [4] * pits)]
+            frames += _layout_frames(
+                calibration, layouts, layout_paths, out, frame_for, interactive
+            )
             calibration = teach(
                 calibration,
-                [(empty, [0] * pits), (start, [4] * pits)],
+                frames,
                 counter=kind,
                 steps=getattr(args, "steps", None),
                 members=getattr(args, "members", None),
                 views=getattr(args, "views", None),
                 progress=None if kind == "area" else progress_bar("fine-tuning the counter"),
             )
-            print(f"{kind} counter adapted to this board (empty board and start position)")
-            if kind != "area":
+            what = "empty board and start position" + (
+                f" and {layouts} layout{'s' * (layouts > 1)}" if layouts else ""
+            )
+            print(f"{kind} counter adapted to this board ({what})")
+            if kind not in ("area", "head") and not layouts:
                 print(f"warning: {TWO_VIEWS_WARNING}", file=sys.stderr)
         previous = _previous_counter(out)
         if no_teach and previous is not None:
@@ -144,6 +185,67 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         return 2
     print(f"wrote {out}")
     return 0
+
+
+def _counter_kind(asked: str | None, layouts: int) -> str:
+    """The counter to teach: the one asked for, else the best the photos and extras allow."""
+    if asked is not None:
+        return asked
+    if not layouts:
+        return "area"  # two views teach a network only 0 and 4 seeds
+    from vision.deep_train import INSTALL_HINT, torch_available
+
+    if torch_available():
+        return "deep"
+    print(f"note: {INSTALL_HINT} for a counter twice as good; using the head counter")
+    return "head"
+
+
+def _layout_frames(
+    calibration: Calibration,
+    layouts: int,
+    paths: list[Path],
+    out: Path,
+    frame_for: Callable[[str, Path | None], Image],
+    interactive: bool,
+) -> list[tuple[Image, list[int]]]:
+    """The spread layouts' photos: each shown as a picture, taken, and read by the counter.
+
+    The built-in counter has never seen this board, so its reading cannot refuse a photo
+    (on the development photographs it prefers a turned layout to the right one most of
+    the time): a photo it doubts is said as a warning, and a person at the keyboard may
+    take it again or keep it.
+    """
+    import cv2
+
+    from vision.deep_counter import DeepCounter
+    from vision.learning.layouts import (
+        LETTERS,
+        calibration_layouts,
+        check_layout,
+        layout_picture,
+    )
+
+    frames: list[tuple[Image, list[int]]] = []
+    for k, layout in enumerate(calibration_layouts(layouts)[2:]):  # after empty, start
+        picture = out.with_name(f"{out.stem}.layout-{k + 1}.png")
+        picture.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(picture), layout_picture(layout, calibration.layout))
+        where = ", ".join(f"{LETTERS[p]} {n}" for p, n in enumerate(layout.pits))
+        print(f"layout {k + 1} of {layouts} ({picture}): {where}")
+        while True:
+            frame = frame_for(
+                f"Lay out the seeds as {picture.name} shows", paths[k] if k < len(paths) else None
+            )
+            crops = calibration.pit_crops(calibration.rectify(frame))
+            check = check_layout(DeepCounter.builtin().beliefs(crops), layout)
+            if check.accepted:
+                break
+            print(f"warning: layout {k + 1}: {check.words(layout)}", file=sys.stderr)
+            if not interactive or input("Enter keeps this photo; r, Enter takes it again: ") != "r":
+                break
+        frames.append((frame, list(layout.pits)))
+    return frames
 
 
 def _previous_counter(path: Path) -> dict[str, Any] | None:

@@ -141,6 +141,9 @@ def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Pa
             str(game / "empty.png"),
             "--start",
             str(game / "start.png"),
+            # the two views and the area counter, instant (layouts: tests/vision/test_cli.py)
+            "--layouts",
+            "0",
             "--yes",
         ],
         capture_output=True,

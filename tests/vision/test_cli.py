@@ -49,6 +49,9 @@ def _calibrate(files: dict[str, Path], **changes: object) -> argparse.Namespace:
         "start": files["start"],
         "no_teach": False,
         "yes": True,
+        "layouts": 0,
+        "layout": None,
+        "counter": None,
     }
     values.update(changes)
     return argparse.Namespace(**values)
@@ -343,3 +346,49 @@ def test_train_counter_learns_from_the_photos_kept_of_your_games(
     elsewhere = keep(tmp_path / "venue-data", "camera://2", 3)  # a venue's data_dir
     code, out, _ = train("--data-dir", str(tmp_path / "venue-data"))
     assert code == 0 and str(elsewhere) in out and "3 labelled pit photos" in out
+
+
+def test_calibrate_with_layouts_fine_tunes_the_deep_network_on_every_pit(
+    files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default calibration: empty, start, then two spread layouts, each shown as a
+    picture and read before it is kept; the deep network learns from all 48 pits."""
+    from vision.learning.layouts import LAYOUTS
+
+    shots = []
+    for k, layout in enumerate(LAYOUTS):
+        shots.append(files["cal"].parent / f"layout{k}.png")
+        cv2.imwrite(str(shots[-1]), board.frame(list(layout.pits), seed=50 + k))
+    args = _calibrate(files, layouts=2, layout=shots, steps=20, members=1)
+    assert calibrate_camera(args) == 0
+    cal = Calibration.load(files["cal"])
+    assert cal.counter is not None and cal.counter["kind"] == "deep"
+    out, err = capsys.readouterr()
+    assert "layout 2 of 2" in out and "A 2, B 0, C 1" in out  # where to put how many
+    assert (files["cal"].parent / "cal.layout-1.png").is_file()  # and the picture of it
+    assert "and 2 layouts" in out
+    assert "warning" not in err  # both photos read as the layouts asked for
+    assert "fine-tuning the counter" in err
+
+
+def test_a_layout_photo_that_shows_another_layout_is_said(
+    files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.learning.layouts import LAYOUTS
+
+    first = files["cal"].parent / "layout0.png"
+    cv2.imwrite(str(first), board.frame(list(LAYOUTS[0].pits), seed=50))
+    args = _calibrate(files, layouts=2, layout=[first, first], counter="head")
+    assert calibrate_camera(args) == 0  # kept (the user was not at the keyboard), but said
+    err = capsys.readouterr().err
+    assert "warning: layout 2: the seeds look turned by 11 pits" in err
+    assert "warning: layout 1" not in err
+
+
+def test_more_layout_photos_than_layouts_is_one_line(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _calibrate(files, layouts=1, layout=[files["start"], files["start"]])
+    assert calibrate_camera(args) == 2
+    assert "2 --layout photos for 1 layouts" in capsys.readouterr().err
+    assert not files["cal"].exists()

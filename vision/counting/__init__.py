@@ -16,7 +16,7 @@ with a class that has ``beliefs(crops, pits) -> (n, 49) array`` and ``to_json()`
 >>> sorted(KINDS) == sorted(["area", "head", "deep", "cnn", "mlp"])
 True
 >>> counter_kind(DEFAULT).name
-'area'
+'deep'
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ KINDS: dict[str, CounterKind] = {
         CounterKind(
             "deep",
             "vision.deep_counter",
-            "seven-layer networks fine-tuned with PyTorch (minutes per network)",
+            "seven-layer network fine-tuned with PyTorch on every calibration pit (minutes)",
             _deep,
             _load_deep,
         ),
@@ -135,9 +135,11 @@ KINDS: dict[str, CounterKind] = {
 }
 """Every counter kind, by the name its calibration files and ``--counter`` options use."""
 
-DEFAULT = "area"
-"""The kind ``calibrate`` makes unless told otherwise: instant, and each pit compared with
-itself empty (the calibration's first photo). The README's command table names it."""
+DEFAULT = "deep"
+"""The kind ``calibrate`` makes unless told otherwise, from the empty board, the start
+position and the spread layouts: on a board it never saw, twice as many pits right as
+``head`` and four times as many as ``area`` (``docs/VISION.md``). Where PyTorch is missing
+``calibrate`` makes ``head``, and with no layouts ``area``; ``docs/CAMERA.md`` names it."""
 
 
 def counter_kind(name: str) -> CounterKind:
