@@ -179,6 +179,8 @@ class PositionLearner:
     _areas: dict[int, list[float]] = field(default_factory=dict, init=False)
     _since_refit: int = field(default=0, init=False)
     _base: PitCounter | None = field(default=None, init=False)
+    learnt: int = field(default=0, init=False)
+    """Pit photos learnt from so far (every pit of every position taken), for the page."""
 
     def __post_init__(self) -> None:
         self._base = self.counter
@@ -213,6 +215,7 @@ class PositionLearner:
             beliefs = list(self.counter.beliefs(list(crops), list(range(len(crops)))))
         if contradicted(beliefs, pits):
             return None
+        self.learnt += len(crops)
         if isinstance(self.counter, AreaCounter):
             areas = self.counter.areas(list(crops), list(range(len(crops))))
             for a, count in zip(areas.tolist(), pits, strict=True):

@@ -269,6 +269,12 @@ class CameraSource:
         except (OSError, ValueError) as exc:
             log.warning("pit photos not saved in %s: %s", self.album.folder, exc)
 
+    @property
+    def learnt(self) -> int:
+        """Pit photos of this board the counter has learnt from during play."""
+        with self._lock:
+            return 0 if self._learner is None else self._learner.learnt
+
     def wait_for_learning(self, timeout: float | None = None) -> bool:
         """Wait for the running refit (if any); True when none is running any more."""
         thread = self._learning

@@ -30,6 +30,8 @@ class CornerCamera(Protocol):
     calibration: Calibration | None
     calibration_path: Path | None
 
+    @property
+    def learnt(self) -> int: ...
     def snapshot(self) -> np.ndarray | None: ...
     def set_corners(
         self, corners: Sequence[Sequence[float]]
@@ -53,6 +55,7 @@ class CameraControls:
             "image_size": None if cal is None else list(cal.image_size),
             "method": None if cal is None else cal.method,
             "file": None if source.calibration_path is None else str(source.calibration_path),
+            "learnt": source.learnt,
         }
 
     def frame_jpeg(self) -> bytes | None:

@@ -10,6 +10,7 @@ what it writes; then Chromium places four corners by clicking on the frame.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -97,6 +98,12 @@ def test_the_referee_places_the_corners_on_the_frame(
     page = open_view(new_page(1400, 900), server.url, "referee", token=TOKEN)
     page.wait_for_selector("#camera-panel:not([hidden])")
     assert "markers" in page.text_content("#camera-info")
+    # and how much the counter has learnt of this board (every confirmed position's pits)
+    assert re.search(
+        r"learnt from \d+ pit photos of this board", page.text_content("#camera-learnt")
+    )
+    page.locator("#camera-panel").scroll_into_view_if_needed()
+    screenshot(page, "camera-panel")
     page.click("#camera-edit")
     page.wait_for_selector("#camera-dialog[open]")
     page.wait_for_function("document.getElementById('camera-frame').naturalWidth === 1280")

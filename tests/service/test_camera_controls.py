@@ -40,6 +40,7 @@ def test_before_the_first_frame_there_is_nothing_to_place_corners_on() -> None:
         "image_size": None,
         "method": None,
         "file": None,
+        "learnt": 0,
     }
     assert controls.frame_jpeg() is None  # the API answers 404
     with pytest.raises(NoFrameYet, match="no frame from the camera yet"):  # 409

@@ -131,6 +131,7 @@ def test_the_game_teaches_a_deep_counter() -> None:
     assert refit.source == "adapted"
     assert len(refit.networks) == len(counter.networks)
     assert learner.examples == 12
+    assert learner.learnt == 12  # what the camera panel says it learnt from
     assert torch.get_num_threads() == threads  # the refit trained on one, then gave them back
     # Each refit starts from the last one: the weights moved.
     before, after = counter.networks[0].convs[0].weight, refit.networks[0].convs[0].weight

@@ -36,6 +36,11 @@ export async function setupCamera(board, token) {
   $("camera-panel").hidden = false;
   if (info.ok) showInfo(await info.json());
   else showResult(false, await detail(info));
+  // What the counter learnt grows with every confirmed position: read it again now and then.
+  setInterval(async () => {
+    const again = await api("").catch(() => null);
+    if (again?.ok) showInfo(await again.json());
+  }, 15000);
 
   $("camera-edit").addEventListener("click", () => open());
   $("camera-cancel").addEventListener("click", () => $("camera-dialog").close());
@@ -177,6 +182,7 @@ function buildCornerFields() {
 function showInfo(body) {
   const method = body.method ? t(`cam.method_${body.method}`) : t("cam.method_none");
   $("camera-info").textContent = t("cam.info", { method, file: body.file ?? "—" });
+  $("camera-learnt").textContent = t("cam.learnt", { n: body.learnt ?? 0 });
   $("camera-panel").dataset.method = body.method ?? "";
 }
 
