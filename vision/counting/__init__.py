@@ -5,8 +5,8 @@ scheme). Each names the module that holds it, says in one line what it is, and k
 to make one from a user's labelled pit photos (:attr:`CounterKind.calibrate`) and how to
 read one back from a calibration file (:func:`counter_from_json`).
 
-:data:`DEFAULT` is the kind ``calibrate`` makes when the user does not choose; the README
-names the same (a test checks it).
+:data:`DEFAULT` is the kind ``calibrate`` makes when the user does not choose;
+``docs/CAMERA.md`` names the same (a test checks it).
 
 To add a counter: write ``vision/counting/<kind>.py`` (or a module elsewhere in ``vision``)
 with a class that has ``beliefs(crops, pits) -> (n, 49) array`` and ``to_json()`` holding
