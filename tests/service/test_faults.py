@@ -157,8 +157,12 @@ def _disk_full_run(
         # log's whole lines are what counts)
         shown, lines = len(page.events()), read_jsonl(session_log(data))
         time.sleep(1.5)
-        assert len(page.events()) == shown
-        assert read_jsonl(session_log(data)) == lines
+        if every_write_fails:
+            assert len(page.events()) == shown
+            assert read_jsonl(session_log(data)) == lines
+        # (A really full file system may still take a short line now and then: that reading
+        # is written, then judged and shown, as the storage states below allow; what it must
+        # never do, show an event its log lacks, is checked at the end.)
         # a command cannot be recorded: refused, with why. (On a really full file system the
         # last page of the log may still take a line as short as a command's; then it is
         # logged and applied, which breaks no promise, so it is not asked there.)
