@@ -127,8 +127,8 @@ def calibrate_camera(args: argparse.Namespace) -> int:
     interactive = not getattr(args, "yes", False) and sys.stdin.isatty()
     layouts: int = getattr(args, "layouts", LAYOUTS)
     layout_paths: list[Path] = list(getattr(args, "layout", None) or [])
-    kind = _counter_kind(getattr(args, "counter", None), layouts)
-    if kind == "deep" and not no_teach and getattr(args, "counter", None) == "deep":
+    kind = "area" if no_teach else _counter_kind(getattr(args, "counter", None), layouts)
+    if getattr(args, "counter", None) == "deep" and not no_teach:
         from vision.deep_train import INSTALL_HINT, torch_available
 
         if not torch_available():  # say so before the user clears the board
