@@ -102,9 +102,9 @@ def teach(
         raise ValueError(f"unknown counter {counter!r}: use 'area', 'head', 'cnn' or 'deep'")
     crops, counts = labelled_crops(calibration, frames)
     if counter == "head":
-        from vision.counting.head import HeadCounter
+        from vision.counting import counter_kind
 
-        return calibration.with_counter(HeadCounter.fit(crops, counts).to_json())
+        return calibration.with_counter(counter_kind("head").calibrate(crops, counts).to_json())
     if counter in ("cnn", "deep"):
         from vision.deep_counter import DeepCounter
 

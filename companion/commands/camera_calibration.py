@@ -127,8 +127,9 @@ def calibrate_camera(args: argparse.Namespace) -> int:
     interactive = not getattr(args, "yes", False) and sys.stdin.isatty()
     layouts: int = getattr(args, "layouts", LAYOUTS)
     layout_paths: list[Path] = list(getattr(args, "layout", None) or [])
-    kind = "area" if no_teach else _counter_kind(getattr(args, "counter", None), layouts)
-    if getattr(args, "counter", None) == "deep" and not no_teach:
+    asked: str | None = getattr(args, "counter", None)
+    kind = "area" if no_teach else _counter_kind(asked, layouts)
+    if asked == "deep" and not no_teach:
         from vision.deep_train import INSTALL_HINT, torch_available
 
         if not torch_available():  # say so before the user clears the board
@@ -219,26 +220,21 @@ def _layout_frames(
     import cv2
 
     from vision.deep_counter import DeepCounter
-    from vision.learning.layouts import (
-        LETTERS,
-        calibration_layouts,
-        check_layout,
-        layout_picture,
-    )
+    from vision.learning.layouts import calibration_layouts, check_layout, layout_picture
 
+    reader = DeepCounter.builtin()  # loaded once: it reads every layout photo
     frames: list[tuple[Image, list[int]]] = []
     for k, layout in enumerate(calibration_layouts(layouts)[2:]):  # after empty, start
         picture = out.with_name(f"{out.stem}.layout-{k + 1}.png")
         picture.parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(picture), layout_picture(layout, calibration.layout))
-        where = ", ".join(f"{LETTERS[p]} {n}" for p, n in enumerate(layout.pits))
-        print(f"layout {k + 1} of {layouts} ({picture}): {where}")
+        print(f"layout {k + 1} of {layouts} ({picture}): {layout.words()}")
         while True:
             frame = frame_for(
                 f"Lay out the seeds as {picture.name} shows", paths[k] if k < len(paths) else None
             )
             crops = calibration.pit_crops(calibration.rectify(frame))
-            check = check_layout(DeepCounter.builtin().beliefs(crops), layout)
+            check = check_layout(reader.beliefs(crops), layout)
             if check.accepted:
                 break
             print(f"warning: layout {k + 1}: {check.words(layout)}", file=sys.stderr)

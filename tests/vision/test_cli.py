@@ -364,7 +364,7 @@ def test_calibrate_with_layouts_fine_tunes_the_deep_network_on_every_pit(
     cal = Calibration.load(files["cal"])
     assert cal.counter is not None and cal.counter["kind"] == "deep"
     out, err = capsys.readouterr()
-    assert "layout 2 of 2" in out and "A 2, B 0, C 1" in out  # where to put how many
+    assert "layout 2 of 2" in out and "A: 2, B: 0, C: 1" in out  # where to put how many
     assert (files["cal"].parent / "cal.layout-1.png").is_file()  # and the picture of it
     assert "and 2 layouts" in out
     assert "warning" not in err  # both photos read as the layouts asked for
