@@ -47,7 +47,7 @@ def test_search_without_database_agrees_with_database_values(database: np.ndarra
         seeds = int(board.sum())
         # equal stores: the winner is whoever gets more of the board; the margins
         # may differ (the search stops at more than half, the database plays on)
-        result = searcher.search(board, 10, 10, seconds=0.1, max_depth=24)
+        result = searcher.search(board, 10, 10, nodes=50_000, max_depth=24)
         if not result.solved or result.repetitions:
             continue
         value = retrograde.lookup(database, board)
@@ -147,7 +147,11 @@ def test_with_the_database_the_engine_never_does_worse_than_its_value(database: 
 
     Where the search met a repetition the game's real value may differ from
     the database's convention for cycles (see core.engine.retrograde), which
-    test_repetition.py checks against the rules core; here the others.
+    test_repetition.py checks against the rules core; here the others. Only
+    solved searches count: an unsolved one rests on guesses at its horizon
+    (below 11 seeds the bound worst for the mover), so its scores need not
+    match. A node limit, not a time limit, keeps the test the same on a busy
+    machine (with 0.2 s a loaded CI run stopped shallow and compared guesses).
     """
     from core.engine.kernel import flip_into, play_into
 
@@ -161,8 +165,8 @@ def test_with_the_database_the_engine_never_does_worse_than_its_value(database: 
         board = np.array(candidates[i], dtype=np.int8)
         seeds = int(board.sum())
         value = retrograde.lookup(database, board)
-        result = searcher.search(board, 10, 10, seconds=0.2)
-        if result.repetitions:
+        result = searcher.search(board, 10, 10, nodes=100_000)
+        if result.repetitions or not result.solved:
             continue
         checked += 1
         play_into(board, result.best, after)
