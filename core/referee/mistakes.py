@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from core.position import MoveOutcome, Position
@@ -36,7 +36,8 @@ from core.referee import wording
 SOWING_KINDS = ("skip", "double", "origin", "clockwise")
 
 
-@dataclass(frozen=True, slots=True)
+# (not frozen, like core.referee.stages.Stage: hundreds are built per position)
+@dataclass(slots=True)
 class Mistake:
     """The alert a mistaken stage raises. Its words are written only when it is raised:
     hundreds of mistaken stages are built per position, few ever become alerts."""
@@ -82,7 +83,8 @@ def mistaken_path(kind: str, ring: Sequence[int], origin: int, n: int, i: int = 
     raise ValueError(f"unknown sowing mistake {kind!r}")
 
 
-@dataclass(frozen=True, slots=True)
+# (not frozen, like core.referee.stages.Stage: hundreds are built per position)
+@dataclass(slots=True)
 class SowingMistake:
     """One way a move's sowing goes wrong: the slots its seeds go to instead."""
 
@@ -91,6 +93,77 @@ class SowingMistake:
     """The first seed that goes wrong (0-based): seeds before it were sown right."""
     path: tuple[int, ...]
     mistake: Mistake
+    first_adds: tuple[int, ...] = ()
+    """Seeds each pit gets from the first ``wrong_index + 1`` seeds of ``path`` (the board
+    after the wrong seed is the lifted board plus these)."""
+    end_adds: tuple[int, ...] = ()
+    """Seeds each pit gets from the whole of ``path``."""
+    in_hand_after_first: bool = False
+    """Seeds still to go into a pit once the wrong seed is sown."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """A wrong sowing as the board's geometry makes it, shared by every position."""
+
+    kind: str
+    wrong_index: int
+    path: tuple[int, ...]
+    pits: tuple[int, ...]
+    words: tuple[int, int]
+    key: tuple[Any, ...]
+    first_adds: tuple[int, ...]
+    end_adds: tuple[int, ...]
+    in_hand_after_first: bool
+
+
+def _adds(path: Sequence[int], pits: int) -> tuple[int, ...]:
+    counts = [0] * pits
+    for slot in path:
+        if slot >= 0:
+            counts[slot] += 1
+    return tuple(counts)
+
+
+@lru_cache(maxsize=8192)
+def _shapes(ring: tuple[int, ...], o: int, n: int, limit: int, pits: int) -> tuple[_Shape, ...]:
+    """The wrong sowings of ``n`` seeds from ``o`` round ``ring`` on a board of ``pits``,
+    varied before seed ``limit``: they depend on the board's geometry only, so every
+    position shares them (the referee builds them for hundreds of positions a second)."""
+    size = len(ring)
+    out: list[_Shape] = []
+
+    def made(kind: str, i: int, named: tuple[int, ...], a: int, b: int, key: Any) -> None:
+        path = tuple(mistaken_path(kind, ring, o, n, i))
+        after = path[i + 1 :]
+        out.append(
+            _Shape(
+                kind,
+                i,
+                path,
+                named,
+                (a, b),
+                ("illegal_sowing", *key),
+                _adds(path[: i + 1], pits),
+                _adds(path, pits),
+                any(slot >= 0 for slot in after),
+            )
+        )
+
+    for i in range(limit):
+        meant, got = ring[i % size], ring[(i + 1) % size]
+        if meant >= 0 and got >= 0:
+            made("skip", i, (meant, got), meant, got, ("skip", o, meant))
+    for i in range(1, limit):
+        twice, meant = ring[(i - 1) % size], ring[i % size]
+        if twice >= 0 and meant >= 0:
+            made("double", i, (twice, meant), twice, meant, ("double", o, twice))
+    if n > size:
+        made("origin", size, (o,), o, o, ("origin", o))
+    backwards = tuple(reversed(ring))
+    if backwards[0] >= 0 and ring[0] >= 0:
+        made("clockwise", 0, (o, backwards[0]), backwards[0], ring[0], ("clockwise", o))
+    return tuple(out)
 
 
 def sowing_mistakes(out: MoveOutcome) -> Iterator[SowingMistake]:
@@ -99,33 +172,25 @@ def sowing_mistakes(out: MoveOutcome) -> Iterator[SowingMistake]:
     Only seeds before the first relay pick-up (universal variant 9) are varied: after it
     the sowing depends on the board, so a wrong seed there is not a simple variant.
     """
-    pos = out.before
-    rules = pos.ruleset
+    rules = out.before.ruleset
     o, n = out.pit, len(out.sown)
-    ring = rules.sowing_ring(out.player, o)
-    size = len(ring)
+    ring = tuple(rules.sowing_ring(out.player, o))
     limit = min(n, out.relay_steps[0] if out.relay_steps else n)
-
-    def made(kind: str, i: int, pits: list[int], a: int, b: int, key: tuple[Any, ...]) -> Any:
-        path = tuple(mistaken_path(kind, ring, o, n, i))
+    for sh in _shapes(ring, o, n, limit, rules.num_pits):
         # a partial, not a closure: a referee (holding its mistakes) can be pickled; the
         # words are written only if the alert is raised
-        alert = partial(_sowing_alert, out, pits, (kind, o, a, b), path, i)
-        return SowingMistake(kind, i, path, Mistake(("illegal_sowing", *key), alert))
-
-    for i in range(limit):
-        meant, got = ring[i % size], ring[(i + 1) % size]
-        if meant >= 0 and got >= 0:
-            yield made("skip", i, [meant, got], meant, got, ("skip", o, meant))
-    for i in range(1, limit):
-        twice, meant = ring[(i - 1) % size], ring[i % size]
-        if twice >= 0 and meant >= 0:
-            yield made("double", i, [twice, meant], twice, meant, ("double", o, twice))
-    if n > size:
-        yield made("origin", size, [o], o, o, ("origin", o))
-    backwards = tuple(reversed(ring))
-    if backwards[0] >= 0 and ring[0] >= 0:
-        yield made("clockwise", 0, [o, backwards[0]], backwards[0], ring[0], ("clockwise", o))
+        alert = partial(
+            _sowing_alert, out, list(sh.pits), (sh.kind, o, *sh.words), sh.path, sh.wrong_index
+        )
+        yield SowingMistake(
+            sh.kind,
+            sh.wrong_index,
+            sh.path,
+            Mistake(sh.key, alert),
+            sh.first_adds,
+            sh.end_adds,
+            sh.in_hand_after_first,
+        )
 
 
 def _sowing_alert(

@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from operator import add
 from typing import Any
 
 from core.errors import InvalidPositionError
@@ -72,7 +73,9 @@ OWN_SIDE = -2.5
 UNTOUCHABLE = -3.0
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass's __init__ costs four times as much, and the referee
+# builds thousands of stages a second. Treat a stage as immutable all the same.
+@dataclass(slots=True)
 class Stage:
     """One state of the board between two positions."""
 
@@ -102,6 +105,17 @@ class Exit:
 
 
 Reach = tuple[list[tuple[StageKey, float]], list[tuple[Exit, float]]]
+
+_EXITS: dict[Record, Exit] = {}
+
+
+def _exit(move: int, missed: bool) -> Exit:
+    """The :class:`Exit` of ``(move, missed)``, one instance each (they are immutable, and
+    every reach lists them)."""
+    found = _EXITS.get((move, missed))
+    if found is None:
+        found = _EXITS[(move, missed)] = Exit((move, missed))
+    return found
 
 
 def sowing_boards(
@@ -183,6 +197,19 @@ def _has_pit(slots: Sequence[int]) -> bool:
     return any(s >= 0 for s in slots)
 
 
+def _last_pit(slots: Sequence[int]) -> int:
+    """The index of the last slot that is a pit (-1: none is); ``_has_pit(slots[k:])``
+    is ``k <= _last_pit(slots)``, without a slice per ``k``.
+
+    >>> _last_pit((3, -1, 4, -1, -1)), _last_pit((-1,))
+    (2, -1)
+    """
+    for i in range(len(slots) - 1, -1, -1):
+        if slots[i] >= 0:
+            return i
+    return -1
+
+
 class MoveGraph:
     """Every stage of play from ``position`` until the next position (see the module)."""
 
@@ -207,6 +234,9 @@ class MoveGraph:
         self._reach: dict[StageKey, Reach] = {}
         self._mistakes: dict[int, list[mistakes.SowingMistake]] = {}
         """Each move's wrong sowings, built on first use (most moves' are never looked at)."""
+        self._bad_keys: dict[int, list[tuple[int, StageKey, StageKey | None, int]]] = {}
+        """For each of them: (first wrong seed, its stage, the finished stage or None when
+        that is the same, seeds between the two)."""
         self._lifts: list[int] | None = None
         """The pits that may not be played but hold seeds (None: not listed yet)."""
         for m in position.legal_moves():
@@ -221,15 +251,27 @@ class MoveGraph:
         final = out.position.pits
         sown = mistakes.sown_board(out)
         sowing: list[tuple[int, StageKey]] = []
-        for k, board in sowing_boards(self.position.pits, m, path, out.relay_steps):
-            if k == len(path):
-                break
+        stages = self._stages
+        # The boards of sowing_boards, built here in one loop: this runs for every legal
+        # move of every position the referee considers.
+        board = list(self.position.pits)
+        board[m] = 0
+        relays = out.relay_steps
+        for k in range(_last_pit(path) + 1):
+            if k:
+                slot = path[k - 1]
+                if slot >= 0:
+                    board[slot] += 1
+                if relays and k in relays:
+                    board[slot] = 0
+            here = tuple(board)
             # Seeds still to go into a store leave the board as it will end: such a board
             # means the move is over, not "seeds still in hand".
-            if board in (sown, final) or not _has_pit(path[k:]):
+            if here in (sown, final):
                 continue
             key = ("sow", m, k)
-            self._add(Stage(key, board, True, m))
+            if key not in stages:
+                stages[key] = Stage(key, here, True, m)
             sowing.append((k, key))
         captures: tuple[int, ...] = ()
         if out.captures and sown != final:
@@ -253,19 +295,38 @@ class MoveGraph:
         mv = self._moves.get(m)
         variants: list[mistakes.SowingMistake] = []
         self._mistakes[m] = variants
+        bad_keys: list[tuple[int, StageKey, StageKey | None, int]] = []
+        self._bad_keys[m] = bad_keys
         if mv is None:
             return variants
+        # The boards come from each wrong sowing's seed counts (shared by every position,
+        # see core.referee.mistakes): the lifted board plus them.
+        lifted = list(self.position.pits)
+        lifted[m] = 0
         for v in mistakes.sowing_mistakes(mv.out):
             end = len(v.path)
-            last = board_after(self.position.pits, m, v.path, end)
+            last = tuple(map(add, lifted, v.end_adds))
             if last in (mv.sown, mv.out.position.pits):
                 # A lap sown the wrong way (or skipping its origin's neighbour) can end on
                 # the very board the move leaves: no board tells it apart.
                 continue
             variants.append(v)
-            self._add_bad(m, v, v.wrong_index + 1)
-            if end > v.wrong_index + 1:
-                self._add_bad(m, v, end, last)
+            first = v.wrong_index + 1
+            first_key: StageKey = ("bad", m, v.kind, v.wrong_index, first)
+            self._add(
+                Stage(
+                    first_key,
+                    tuple(map(add, lifted, v.first_adds)),
+                    first < end and v.in_hand_after_first,
+                    m,
+                    v.mistake,
+                )
+            )
+            last_key: StageKey | None = None
+            if end > first:
+                last_key = ("bad", m, v.kind, v.wrong_index, end)
+                self._add(Stage(last_key, last, False, m, v.mistake))
+            bad_keys.append((v.wrong_index, first_key, last_key, end - first))
         return variants
 
     def _illegal_lifts(self) -> list[int]:
@@ -429,9 +490,9 @@ class MoveGraph:
             for t2 in self._cap_keys(mv):
                 if set(taken) < set(t2):
                     stages.append((("cap", m, t2), STEP * (len(t2) - len(taken))))
-            exits.append((Exit((m, False)), STEP * (len(mv.captures) - len(taken))))
+            exits.append((_exit(m, False), STEP * (len(mv.captures) - len(taken))))
             if not taken:
-                exits.append((Exit((m, True)), MISTAKE))
+                exits.append((_exit(m, True), MISTAKE))
         elif kind == "bad":
             m, bad_kind, i, k = int(key[1]), str(key[2]), int(key[3]), int(key[4])
             variant = self._variant(m, bad_kind, i)
@@ -449,7 +510,7 @@ class MoveGraph:
         elif kind == "wrongcap":
             m = int(key[1])
             stages.append((("cap", m, ()), 0.0))
-            exits.append((Exit((m, False)), 0.0))
+            exits.append((_exit(m, False), 0.0))
         elif kind == "taken":
             stages.append((("idle",), 0.0))
         return stages, exits
@@ -485,25 +546,20 @@ class MoveGraph:
         if mv.captures:
             for taken in self._cap_keys(mv):
                 stages.append((("cap", m, taken), base + STEP * (n - start + len(taken))))
-            exits.append((Exit((m, False)), base + STEP * (n - start + len(mv.captures))))
-            exits.append((Exit((m, True)), base + STEP * (n - start) + MISTAKE))
+            exits.append((_exit(m, False), base + STEP * (n - start + len(mv.captures))))
+            exits.append((_exit(m, True), base + STEP * (n - start) + MISTAKE))
         else:
-            exits.append((Exit((m, False)), base + STEP * (n - start)))
+            exits.append((_exit(m, False), base + STEP * (n - start)))
         if not with_mistakes:
             return
-        for v in self._move_mistakes(m):
-            if v.wrong_index < start:
+        self._move_mistakes(m)
+        for wrong_index, first, last, more in self._bad_keys[m]:
+            if wrong_index < start:
                 continue
-            cost = base + STEP * (v.wrong_index - start) + MISTAKE
-            end = len(v.path)
-            stages.append((("bad", m, v.kind, v.wrong_index, v.wrong_index + 1), cost))
-            if end > v.wrong_index + 1:
-                stages.append(
-                    (
-                        ("bad", m, v.kind, v.wrong_index, end),
-                        cost + STEP * (end - v.wrong_index - 1),
-                    )
-                )
+            cost = base + STEP * (wrong_index - start) + MISTAKE
+            stages.append((first, cost))
+            if last is not None:
+                stages.append((last, cost + STEP * more))
 
     def _after_seeds(
         self,
@@ -522,7 +578,7 @@ class MoveGraph:
         if mv.captures:
             stages.append((("cap", m, ()), base))
         else:
-            exits.append((Exit((m, False)), base))
+            exits.append((_exit(m, False), base))
 
 
 def next_graph(graph: MoveGraph, record: Record) -> MoveGraph:

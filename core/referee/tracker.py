@@ -159,6 +159,25 @@ class _Reach:
     """Moves in each suffix (a candidate's depth is its parent's plus this)."""
 
 
+def _sliced(r: _Reach, a: int, b: int) -> _Reach:
+    return _Reach(
+        r.suffixes[a:b], r.stages[a:b], r.boards[a:b], r.costs[a:b], r.in_hand[a:b], r.moved[a:b]
+    )
+
+
+def _joined(parts: list[_Reach]) -> _Reach:
+    if len(parts) == 1:
+        return parts[0]
+    return _Reach(
+        sum((r.suffixes for r in parts), ()),
+        sum((r.stages for r in parts), ()),
+        np.concatenate([r.boards for r in parts]),
+        np.concatenate([r.costs for r in parts]),
+        np.concatenate([r.in_hand for r in parts]),
+        np.concatenate([r.moved for r in parts]),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Fit:
     """How well the best candidate of an observation explained it."""
@@ -301,52 +320,87 @@ class Tracker:
         missed capture)."""
         cache = self._reach_on if handover else self._reach
         found = cache.get(key)
-        if found is not None:
-            return found
+        if found is None:
+            plain = self._reach.get(key)
+            if plain is None:
+                plain = self._reach[key] = self._plain_reach(key)
+            found = self._handed_over(key, plain) if handover else plain
+            cache[key] = found
+        return found
+
+    def _plain_reach(self, key: NodeKey) -> _Reach:
+        """:meth:`_node_reach` without the next move begun: the node's own stages, then for
+        each way out of its move, in order, the position after it (or, after a missed
+        capture, the next move begun)."""
         hist, skey = key
         g = self.graph(hist)
         stages, exits = g.reach(skey)
+        # Rows gathered in lists, arrays made once per run of rows: this runs for every
+        # node new to the beam, and small arrays per row cost more than the rows.
         own = [g.stage(sk) for sk, _ in stages]
-        parts = [
-            _Reach(
-                ((),) * len(own),
-                tuple(sk for sk, _ in stages),
-                np.array([s.board for s in own], dtype=np.int64).reshape(len(own), self.n),
-                np.array([c for _, c in stages], dtype=np.float64),
-                np.array([s.in_hand for s in own], dtype=bool),
-                np.zeros(len(own), dtype=np.int64),
-            )
-        ]
+        parts: list[_Reach] = []
+        suffixes: list[tuple[Record, ...]] = [()] * len(stages)
+        keys: list[StageKey] = [sk for sk, _ in stages]
+        costs = [c for _, c in stages]
+        rows = [s.board for s in own]
+        in_hand = [s.in_hand for s in own]
+        moved = [0] * len(stages)
+
+        def flush(always: bool = False) -> None:
+            if keys or always:
+                parts.append(
+                    _Reach(
+                        tuple(suffixes),
+                        tuple(keys),
+                        np.array(rows, dtype=np.int64).reshape(len(rows), self.n),
+                        np.array(costs, dtype=np.float64),
+                        np.array(in_hand, dtype=bool),
+                        np.array(moved, dtype=np.int64),
+                    )
+                )
+                for column in (suffixes, keys, costs, rows, in_hand, moved):
+                    column.clear()
+
         for e, c in exits:
             if not e.missed:
                 # the position after the move (its graph is built once a node stands there)
-                board = g.outcome(e.record[0]).position.pits
-                parts.append(
-                    _Reach(
-                        ((e.record,),),
-                        (("idle",),),
-                        np.array([board], dtype=np.int64),
-                        np.array([c]),
-                        np.zeros(1, dtype=bool),
-                        np.ones(1, dtype=np.int64),
-                    )
-                )
-            if handover or e.missed:
+                suffixes.append((e.record,))
+                keys.append(("idle",))
+                costs.append(c)
+                rows.append(g.outcome(e.record[0]).position.pits)
+                in_hand.append(False)
+                moved.append(1)
+            else:
                 # (a capture left on the board has no still position of its own to wait
                 # in: the capture-pending stage is where the board waits, and the next
                 # player's lift is what misses it)
+                flush()
                 block = self._next_move(hist, e.record)
                 parts.append(replace(block, costs=block.costs + c))
-        found = _Reach(
-            tuple(x for r in parts for x in r.suffixes),
-            tuple(x for r in parts for x in r.stages),
-            np.concatenate([r.boards for r in parts]),
-            np.concatenate([r.costs for r in parts]),
-            np.concatenate([r.in_hand for r in parts]),
-            np.concatenate([r.moved for r in parts]),
-        )
-        cache[key] = found
-        return found
+        flush(always=not parts)
+        return _joined(parts)
+
+    def _handed_over(self, key: NodeKey, plain: _Reach) -> _Reach:
+        """``plain`` (:meth:`_plain_reach`) with the next move begun after each move done
+        put in after that move's position: the rows of ``plain`` are reused, in the order
+        the plain reach gives them."""
+        hist, skey = key
+        g = self.graph(hist)
+        stages, exits = g.reach(skey)
+        parts: list[_Reach] = []
+        start = i = len(stages)
+        for e, c in exits:
+            block = self._next_move(hist, e.record)
+            # the plain reach holds the position after the move, or the whole block after
+            # a missed capture; either way its rows run on
+            i += len(block.costs) if e.missed else 1
+            if not e.missed:
+                parts.append(_sliced(plain, 0 if not parts else start, i))
+                start = i
+                parts.append(replace(block, costs=block.costs + c))
+        if start < i or not parts:
+            parts.append(_sliced(plain, 0 if not parts else start, i))
+        return _joined(parts)
 
     def _next_move(self, hist: tuple[Record, ...], record: Record) -> _Reach:
         """The next move begun once ``record`` is done after ``hist`` (its correct stages

@@ -1,0 +1,75 @@
+"""The stages the referee builds show the boards the rules and the mistakes make.
+
+The boards of wrong sowings are built from seed counts shared by every position
+(core.referee.mistakes); these tests rebuild each one seed by seed from its path,
+over random positions of every family of rule sets, relays included.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core.position import Position
+from core.referee.playthrough import random_full_game
+from core.referee.stages import MoveGraph, board_after, sowing_boards
+
+RULES = [
+    ("abapa", {}),
+    ("universal", {"players": 2}),
+    ("universal", {"players": 3, "variants": [9]}),
+    ("universal", {"players": 4, "variants": [2]}),
+]
+
+
+def positions(rules: str, options: dict[str, object], seed: int) -> list[Position]:
+    start = Position.initial(rules, **options)
+    out: list[Position] = []
+    pos = start
+    for m in random_full_game(start, random.Random(seed), limit=60):
+        out.append(pos)
+        pos = pos.play(m)
+    return out
+
+
+@pytest.mark.parametrize(("rules", "options"), RULES, ids=[f"{r}-{o}" for r, o in RULES])
+def test_every_stage_board_is_the_board_its_seeds_make(
+    rules: str, options: dict[str, object]
+) -> None:
+    checked = 0
+    for pos in positions(rules, options, seed=3):
+        g = MoveGraph(pos)
+        g.reach(("idle",))  # builds every move's stages and wrong sowings
+        for m in g.moves:
+            out = g.outcome(m)
+            path = out.sown
+            boards = dict(sowing_boards(pos.pits, m, path, out.relay_steps))
+            for k, key in g._moves[m].sowing:
+                assert g.stage(key).board == boards[k]
+                assert g.stage(key).in_hand
+            for v in g._move_mistakes(m):
+                first = v.wrong_index + 1
+                end = len(v.path)
+                stage = g.stage(("bad", m, v.kind, v.wrong_index, first))
+                assert stage.board == board_after(pos.pits, m, v.path, first), (pos, m, v)
+                assert stage.in_hand == any(s >= 0 for s in v.path[first:])
+                assert stage.mistake is v.mistake
+                if end > first:
+                    last = g.stage(("bad", m, v.kind, v.wrong_index, end))
+                    assert last.board == board_after(pos.pits, m, v.path, end)
+                    assert not last.in_hand
+                checked += 1
+    assert checked > 100
+
+
+def test_a_wrong_sowing_that_ends_on_the_right_board_is_no_stage() -> None:
+    """A lap sown the wrong way can leave the very board the move leaves: no board tells
+    it apart, so no wrong sowing ends there."""
+    for pos in positions("abapa", {}, seed=5):
+        g = MoveGraph(pos)
+        for m in g.moves:
+            mv = g._moves[m]
+            for v in g._move_mistakes(m):
+                end_board = board_after(pos.pits, m, v.path, len(v.path))
+                assert end_board not in (mv.sown, mv.out.position.pits)
