@@ -59,6 +59,7 @@ from core.referee.tracker import (
     HAND_AWAY_MAX,
     HAND_AWAY_PER_S,
     Evidence,
+    Fit,
     NodeKey,
     Tracker,
 )
@@ -950,7 +951,12 @@ class Referee:
         tracker = self._tracker
         saved = _Snapshot.of(tracker)
         fit = tracker.update(ev, self._proposals(obs))
-        if self._explains(obs, fit.deficit, fit.board):
+        # (after a command, a board the game before it explains better is that game, not
+        # the command's with a few piles misread: the search below finds it)
+        before_better = sync.before is not None and self._deficit(ev, sync.before.pits) < (
+            fit.deficit
+        )
+        if self._explains(obs, fit.deficit, fit.board) and not before_better:
             self._looked_at(obs)
             self._sync = None
             restored = self._restored(obs.t, sync.alert_id, "")
@@ -1190,22 +1196,37 @@ class Referee:
         """Whether the board agrees with a command: it shows the position set, or a move
         from it (the referee then names that move). After an undo, a board that still
         shows the move undone disagrees: the players are to put it back."""
-        if cause == "undo" and before is not None and self._explains_board(obs, ev, before.pits):
+        if before is not None and self._explains_board(obs, ev, before.pits):
             # (several misread piles may leave both within reach of the reading: the board
-            # shows whichever of the two it explains better)
-            better = self._deficit(ev, self.position.pits) <= self._deficit(ev, before.pits)
-            return better and self._explains_root(obs, ev)
+            # shows whichever it explains better)
+            theirs = self._deficit(ev, before.pits)
+            own = self._deficit(ev, self.position.pits)
+            if cause == "undo":
+                return own <= theirs and self._explains_root(obs, ev)
+            if theirs < own:
+                # A position set by hand (or a new game) one seed or two from the game the
+                # board shows: the board still shows that game if play from the new
+                # position explains it no better either.
+                fit = self._play_fit(ev)
+                if theirs < fit.deficit:
+                    return False
+                return self._explains(obs, fit.deficit, fit.board)
         return self._explains_root(obs, ev) or self._explains_by_play(obs, ev)
+
+    def _play_fit(self, ev: Evidence) -> Fit:
+        """How well play from the position (a move the board already shows) explains the
+        reading, the tracker left as it was."""
+        saved = _Snapshot.of(self._tracker)
+        try:
+            return self._tracker.update(ev, [])
+        finally:
+            saved.restore(self._tracker)
 
     def _explains_by_play(self, obs: Observation, ev: Evidence) -> bool:
         """Whether play from the position (a move the board already shows) explains the
         reading: then the next readings name that move, with no alarm in between."""
-        saved = _Snapshot.of(self._tracker)
-        try:
-            fit = self._tracker.update(ev, [])
-            return self._explains(obs, fit.deficit, fit.board)
-        finally:
-            saved.restore(self._tracker)
+        fit = self._play_fit(ev)
+        return self._explains(obs, fit.deficit, fit.board)
 
     def _redecide(self) -> list[Event]:
         """Look at the last observation again in the light of a person's count."""

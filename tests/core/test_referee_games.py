@@ -328,3 +328,19 @@ def test_an_undo_the_board_does_not_show_is_said_even_through_misread_piles() ->
     said = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
     assert said and said[0].t == undo_t and said[0]["cause"] == "undo"
     assert result.resync is not None and result.resync_boards == 1
+
+
+def test_a_position_set_one_move_from_the_boards_game_is_said_at_once() -> None:
+    # A person sets the position after South's A (one seed into B) while the board still
+    # shows the game before it, and the players play on from there. Two piles off, the
+    # position set was within what misreads may explain, so it was taken as shown: nothing
+    # was said and the referee named eight moves wrongly, following a game nobody played.
+    # The board explains the game before the correction better: the referee says so at
+    # once and takes that game up again at the first still board.
+    play = desync_session(START, "set_position", GROWING, CAMERA, random.Random(2001))
+    result = score(play, presets.CAMERA, keep_events=True)
+    set_t = next(e.t for e in result.events if e.type == "corrected")
+    said = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
+    assert said and said[0].t == set_t and said[0]["cause"] == "set_position"
+    assert result.resync is not None and result.resync_boards == 1
+    assert result.wrong_moves == 0
