@@ -23,6 +23,8 @@ explains it clearly, if any.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -74,6 +76,37 @@ def lines(pos: Position, depth: int) -> Iterator[tuple[tuple[int, ...], Position
         frontier = nxt
 
 
+#: The lines of the anchors searched last, by position object and depth: the same anchors
+#: are searched at every still board while the game is lost, and listing a line of four
+#: moves from a position (1,555 positions) costs more than scoring them.
+_CACHE_SIZE = 8
+_cache: OrderedDict[
+    tuple[int, int],
+    tuple[Position, list[tuple[tuple[int, ...], Position]], npt.NDArray[np.int64]],
+] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _lines_of(
+    pos: Position, depth: int
+) -> tuple[list[tuple[tuple[int, ...], Position]], npt.NDArray[np.int64]]:
+    """:func:`lines` of ``pos`` as a list, and their boards; kept for the same position
+    object (not an equal one: whether a line ends the game may depend on its history)."""
+    key = (id(pos), depth)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] is pos:
+            _cache.move_to_end(key)
+            return hit[1], hit[2]
+    listed = list(lines(pos, depth))
+    boards = np.array([q.pits for _, q in listed], dtype=np.int64).reshape(len(listed), -1)
+    with _cache_lock:
+        _cache[key] = (pos, listed, boards)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return listed, boards
+
+
 def search(
     anchors: Sequence[Anchor],
     table: npt.NDArray[np.float64],
@@ -83,11 +116,14 @@ def search(
 ) -> Found | None:
     """The line from an anchor whose position explains the reading ``table`` clearly."""
     found: list[tuple[Anchor, tuple[int, ...], Position]] = []
+    parts: list[npt.NDArray[np.int64]] = []
     for anchor in anchors:
-        found.extend((anchor, line, q) for line, q in lines(anchor.position, anchor.depth))
+        listed, boards_of = _lines_of(anchor.position, anchor.depth)
+        found.extend((anchor, line, q) for line, q in listed)
+        parts.append(boards_of)
     if not found:
         return None
-    boards = np.array([q.pits for _, _, q in found], dtype=np.int64)
+    boards = np.concatenate(parts)
     fits = score_boards(table, boards) - float(table.max(axis=1).sum())
     scores = fits + PER_MOVE * np.array([len(line) for _, line, _ in found])
     order = np.argsort(-scores, kind="stable")
