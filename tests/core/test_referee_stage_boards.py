@@ -73,3 +73,57 @@ def test_a_wrong_sowing_that_ends_on_the_right_board_is_no_stage() -> None:
             for v in g._move_mistakes(m):
                 end_board = board_after(pos.pits, m, v.path, len(v.path))
                 assert end_board not in (mv.sown, mv.out.position.pits)
+
+
+@pytest.mark.parametrize(("rules", "options"), RULES[:3], ids=[r for r, _ in RULES[:3]])
+def test_a_reach_with_the_next_move_begun_is_the_plain_reach_with_each_block_inserted(
+    rules: str, options: dict[str, object]
+) -> None:
+    """Each move done is followed, right after its position, by the next move begun (its
+    block); everything else is the plain reach, in the same order."""
+    from core.referee.tracker import Tracker
+
+    checked = 0
+    for pos in positions(rules, options, seed=7)[::4]:
+        tracker = Tracker(pos)
+        g = tracker.graph(())
+        keys = [("idle",)] + [k for m in g.moves for _, k in g._moves[m].sowing][:6]
+        for skey in keys:
+            node = ((), skey)
+            plain = tracker._node_reach(node, False)
+            full = tracker._node_reach(node, True)
+            exits = g.reach(skey)[1]
+            # rebuild the full reach from the plain one and the blocks, as described
+            rows: list[tuple[object, object, tuple[int, ...], float]] = []
+            i = len(g.reach(skey)[0])
+            rows += [
+                (plain.suffixes[k], plain.stages[k], tuple(plain.boards[k]), plain.costs[k])
+                for k in range(i)
+            ]
+            for e, c in exits:
+                block = tracker._next_move((), e.record)
+                n = len(block.costs) if e.missed else 1
+                rows += [
+                    (plain.suffixes[k], plain.stages[k], tuple(plain.boards[k]), plain.costs[k])
+                    for k in range(i, i + n)
+                ]
+                i += n
+                if not e.missed:
+                    rows += [
+                        (
+                            block.suffixes[k],
+                            block.stages[k],
+                            tuple(block.boards[k]),
+                            block.costs[k] + c,
+                        )
+                        for k in range(len(block.costs))
+                    ]
+            assert i == len(plain.costs)
+            got = [
+                (full.suffixes[k], full.stages[k], tuple(full.boards[k]), full.costs[k])
+                for k in range(len(full.costs))
+            ]
+            assert got == rows
+            assert len(full.moved) == len(full.in_hand) == len(rows)
+            checked += 1
+    assert checked > 10
