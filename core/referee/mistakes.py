@@ -98,8 +98,6 @@ class SowingMistake:
     after the wrong seed is the lifted board plus these)."""
     end_adds: tuple[int, ...] = ()
     """Seeds each pit gets from the whole of ``path``."""
-    in_hand_after_first: bool = False
-    """Seeds still to go into a pit once the wrong seed is sown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +112,6 @@ class _Shape:
     key: tuple[Any, ...]
     first_adds: tuple[int, ...]
     end_adds: tuple[int, ...]
-    in_hand_after_first: bool
 
 
 def _adds(path: Sequence[int], pits: int) -> tuple[int, ...]:
@@ -135,7 +132,6 @@ def _shapes(ring: tuple[int, ...], o: int, n: int, limit: int, pits: int) -> tup
 
     def made(kind: str, i: int, named: tuple[int, ...], a: int, b: int, key: Any) -> None:
         path = tuple(mistaken_path(kind, ring, o, n, i))
-        after = path[i + 1 :]
         out.append(
             _Shape(
                 kind,
@@ -146,7 +142,6 @@ def _shapes(ring: tuple[int, ...], o: int, n: int, limit: int, pits: int) -> tup
                 ("illegal_sowing", *key),
                 _adds(path[: i + 1], pits),
                 _adds(path, pits),
-                any(slot >= 0 for slot in after),
             )
         )
 
@@ -189,7 +184,6 @@ def sowing_mistakes(out: MoveOutcome) -> Iterator[SowingMistake]:
             Mistake(sh.key, alert),
             sh.first_adds,
             sh.end_adds,
-            sh.in_hand_after_first,
         )
 
 

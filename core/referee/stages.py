@@ -235,8 +235,7 @@ class MoveGraph:
         self._mistakes: dict[int, list[mistakes.SowingMistake]] = {}
         """Each move's wrong sowings, built on first use (most moves' are never looked at)."""
         self._bad_keys: dict[int, list[tuple[int, StageKey, StageKey | None, int]]] = {}
-        """For each of them: (first wrong seed, its stage, the finished stage or None when
-        that is the same, seeds between the two)."""
+        """Their stages' keys (:meth:`_wrong_stage_keys`)."""
         self._lifts: list[int] | None = None
         """The pits that may not be played but hold seeds (None: not listed yet)."""
         for m in position.legal_moves():
@@ -252,19 +251,10 @@ class MoveGraph:
         sown = mistakes.sown_board(out)
         sowing: list[tuple[int, StageKey]] = []
         stages = self._stages
-        # The boards of sowing_boards, built here in one loop: this runs for every legal
-        # move of every position the referee considers.
-        board = list(self.position.pits)
-        board[m] = 0
-        relays = out.relay_steps
-        for k in range(_last_pit(path) + 1):
-            if k:
-                slot = path[k - 1]
-                if slot >= 0:
-                    board[slot] += 1
-                if relays and k in relays:
-                    board[slot] = 0
-            here = tuple(board)
+        last_pit = _last_pit(path)
+        for k, here in sowing_boards(self.position.pits, m, path, out.relay_steps):
+            if k > last_pit:
+                break  # only seeds for the stores are left: the move is over
             # Seeds still to go into a store leave the board as it will end: such a board
             # means the move is over, not "seeds still in hand".
             if here in (sown, final):
@@ -312,20 +302,8 @@ class MoveGraph:
                 continue
             variants.append(v)
             first = v.wrong_index + 1
-            first_key: StageKey = ("bad", m, v.kind, v.wrong_index, first)
-            self._add(
-                Stage(
-                    first_key,
-                    tuple(map(add, lifted, v.first_adds)),
-                    first < end and v.in_hand_after_first,
-                    m,
-                    v.mistake,
-                )
-            )
-            last_key: StageKey | None = None
-            if end > first:
-                last_key = ("bad", m, v.kind, v.wrong_index, end)
-                self._add(Stage(last_key, last, False, m, v.mistake))
+            first_key = self._add_bad(m, v, first, tuple(map(add, lifted, v.first_adds)))
+            last_key = self._add_bad(m, v, end, last) if end > first else None
             bad_keys.append((v.wrong_index, first_key, last_key, end - first))
         return variants
 
@@ -349,14 +327,21 @@ class MoveGraph:
 
     def _add_bad(
         self, m: int, v: mistakes.SowingMistake, k: int, board: tuple[int, ...] | None = None
-    ) -> None:
+    ) -> StageKey:
         """The stage of wrong sowing ``v`` of move ``m`` with ``k`` of its seeds sown
-        (``board``: its board, when the caller has it already)."""
+        (``board``: its board, when the caller has it already); returns its key."""
         key = ("bad", m, v.kind, v.wrong_index, k)
         in_hand = k < len(v.path) and _has_pit(v.path[k:])
         if board is None:
             board = board_after(self.position.pits, m, v.path, k)
         self._add(Stage(key, board, in_hand, m, v.mistake))
+        return key
+
+    def _wrong_stage_keys(self, m: int) -> list[tuple[int, StageKey, StageKey | None, int]]:
+        """Move ``m``'s wrong sowings as (first wrong seed, its stage, the finished stage or
+        None when that is the same, seeds between the two), built on first use."""
+        self._move_mistakes(m)
+        return self._bad_keys[m]
 
     def _variant(self, m: int, kind: str, wrong_index: int) -> mistakes.SowingMistake | None:
         """Move ``m``'s wrong sowing of ``kind`` going wrong at seed ``wrong_index`` (None:
@@ -552,8 +537,7 @@ class MoveGraph:
             exits.append((_exit(m, False), base + STEP * (n - start)))
         if not with_mistakes:
             return
-        self._move_mistakes(m)
-        for wrong_index, first, last, more in self._bad_keys[m]:
+        for wrong_index, first, last, more in self._wrong_stage_keys(m):
             if wrong_index < start:
                 continue
             cost = base + STEP * (wrong_index - start) + MISTAKE

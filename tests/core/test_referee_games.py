@@ -15,7 +15,7 @@ import pytest
 
 from core import Observation, Position
 from core.referee import Event, Referee, presets
-from core.referee.evaluation import score
+from core.referee.evaluation import Score, score
 from core.referee.playthrough import (
     CAMERA,
     DESYNCS,
@@ -322,25 +322,28 @@ def test_an_undo_the_board_does_not_show_is_said_even_through_misread_piles() ->
     # said, and the game was never "found again". The board explains f played far
     # better: the referee says at once that the board does not show the undo, and takes
     # the game up when the players put it back.
-    play = desync_session(START, "undo", GROWING, CAMERA, random.Random(2001))
-    result = score(play, presets.CAMERA, keep_events=True)
-    undo_t = next(e.t for e in result.events if e.type == "corrected")
-    said = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
-    assert said and said[0].t == undo_t and said[0]["cause"] == "undo"
-    assert result.resync is not None and result.resync_boards == 1
+    _said_at_the_command_and_found_at_the_first_still_board("undo")
 
 
 def test_a_position_set_one_move_from_the_boards_game_is_said_at_once() -> None:
-    # A person sets the position after South's A (one seed into B) while the board still
-    # shows the game before it, and the players play on from there. Two piles off, the
-    # position set was within what misreads may explain, so it was taken as shown: nothing
-    # was said and the referee named eight moves wrongly, following a game nobody played.
-    # The board explains the game before the correction better: the referee says so at
-    # once and takes that game up again at the first still board.
-    play = desync_session(START, "set_position", GROWING, CAMERA, random.Random(2001))
-    result = score(play, presets.CAMERA, keep_events=True)
-    set_t = next(e.t for e in result.events if e.type == "corrected")
-    said = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
-    assert said and said[0].t == set_t and said[0]["cause"] == "set_position"
-    assert result.resync is not None and result.resync_boards == 1
+    # A person sets the position after South's B (its two seeds into C and D) while the
+    # board still shows the game before it, and the players play on from there. Piles one
+    # seed off, the position set was within what misreads may explain, so it was taken as
+    # shown: nothing was said and the referee named eight moves wrongly, following a game
+    # nobody played. The board explains the game before the correction better: the
+    # referee says so at once and takes that game up again at the first still board.
+    result = _said_at_the_command_and_found_at_the_first_still_board("set_position")
     assert result.wrong_moves == 0
+
+
+def _said_at_the_command_and_found_at_the_first_still_board(kind: str) -> Score:
+    """The desync session ``kind`` of seed 2001 with the growing spread: the board's
+    disagreement with the command is said when the command is given, and the game found
+    again at the first still board."""
+    play = desync_session(START, kind, GROWING, CAMERA, random.Random(2001))
+    result = score(play, presets.CAMERA, keep_events=True)
+    command_t = next(e.t for e in result.events if e.type == "corrected")
+    said = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
+    assert said and said[0].t == command_t and said[0]["cause"] == kind
+    assert result.resync is not None and result.resync_boards == 1
+    return result
