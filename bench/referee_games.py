@@ -14,7 +14,9 @@ the next hand, hands hiding the pits around a move. Each belief model gets:
   again, Undo, New game or a position set by hand that the board does not
   show): found again, in how many still boards and seconds.
 
-Per observation processing time (median, p99) is measured over everything.
+Per observation processing time (median, p99) is measured over everything. The
+garbage collector runs as in the live service (``companion.service.collector``):
+between observations, its time reported apart.
 
     python -m bench.referee_games [--games 200] [--mistakes 3] [--desyncs 4]
                                   [--models growing,flat02,...] [--photos FILE.npz]
@@ -43,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.service.collector import IdleCollector
 from core import Position
 from core.referee import presets
 from core.referee.evaluation import Score, oracle, score
@@ -129,6 +132,7 @@ class Tally:
     questions: int = 0
     delays: list[float] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
+    between: list[float] = field(default_factory=list)
     oracle_moves: int = 0
     oracle_right: int = 0
     mistakes: int = 0
@@ -150,10 +154,20 @@ class Tally:
         self.questions += s.questions
         self.delays += s.delays
         self.seconds += s.seconds
+        self.between += s.between
         self.oracle_moves += oracle_moves
         self.oracle_right += oracle_right
         if not s.followed:
             self.lost.append(label)
+
+
+#: The garbage collector as the live service runs it: between observations.
+_COLLECTOR = IdleCollector()
+
+
+def _between() -> object:
+    _COLLECTOR.install()  # (once per process: the pool's workers start without it)
+    return _COLLECTOR.idle()
 
 
 def _clean(args: tuple[Model, int]) -> tuple[Score, int, int]:
@@ -163,20 +177,22 @@ def _clean(args: tuple[Model, int]) -> tuple[Score, int, int]:
     moves = random_full_game(start, rng)
     play = render_game(start, moves, model.beliefs, model.pace, rng)
     o = oracle(play)
-    return score(play, model.settings, answer=model.answer), o.moves, o.right
+    return score(play, model.settings, answer=model.answer, between=_between), o.moves, o.right
 
 
 def _mistake(args: tuple[Model, str, int]) -> Score | None:
     model, kind, seed = args
     play = seeded_game_with_mistake(Position.initial(), kind, model.beliefs, model.pace, seed)
-    return None if play is None else score(play, model.settings, answer=model.answer)
+    if play is None:
+        return None
+    return score(play, model.settings, answer=model.answer, between=_between)
 
 
 def _desync(args: tuple[Model, str, int]) -> Score:
     model, kind, seed = args
     rng = random.Random(seed)
     play = desync_session(Position.initial(), kind, model.beliefs, model.pace, rng)
-    return score(play, model.settings, answer=model.answer)
+    return score(play, model.settings, answer=model.answer, between=_between)
 
 
 def run_model(
@@ -205,6 +221,7 @@ def run_model(
             tally.mistakes += ms.mistakes
             tally.found += ms.found
             tally.seconds += ms.seconds
+            tally.between += ms.between
             if ms.found < ms.mistakes:
                 tally.missed_kinds[kind] = tally.missed_kinds.get(kind, 0) + 1
         desync_args = [(model, kind, seed + k) for kind in DESYNCS for k in range(desyncs)]
@@ -212,6 +229,7 @@ def run_model(
             progress(f"{model.key}: desync {kind} seed {sd}")
             tally.desyncs += 1
             tally.seconds += ds.seconds
+            tally.between += ds.between
             tally.desync_alerts += ds.out_of_sync_alerts
             if ds.resync is not None:
                 tally.resynced += 1
@@ -258,6 +276,9 @@ def report(model: Model, t: Tally) -> str:
         f"out-of-sync alerts {t.desync_alerts}",
         f"  processing per observation     median {1000 * _q(t.seconds, 0.5):.2f} ms,"
         f" p99 {1000 * _q(t.seconds, 0.99):.2f} ms, max {1000 * max(t.seconds, default=0):.1f} ms",
+        f"  garbage collected between them {1000 * sum(t.between) / max(1, len(t.between)):.2f} ms"
+        f" per observation, max {1000 * max(t.between, default=0):.1f} ms"
+        f" (as the service does, while it waits for the next frame)",
     ]
     if t.lost:
         lines.append(

@@ -60,6 +60,7 @@ from dashboard.hub import Hub, Role, Subscriber
 from .camera import CameraControls, camera_controls
 from .checkpoint import CHECKPOINT_BUSY, Checkpointer
 from .checkpoint import load as load_checkpoint
+from .collector import IdleCollector
 from .index import GameIndex, IndexWriter, Ref
 from .recorder import DamagedLine, LogWriteError, SessionLog, read_log
 
@@ -141,6 +142,8 @@ class BoardRuntime:
         self._ready: asyncio.Task[None] | None = None
         self._busy = 0.0
         """Seconds spent judging since the last checkpoint."""
+        self.collector = IdleCollector()
+        """Garbage collected between readings (:mod:`.collector`)."""
         self._game_ended = False
         self._checkpointer: Checkpointer
         self._start = start
@@ -217,6 +220,7 @@ class BoardRuntime:
             target=self._pump, args=(loop,), name=f"source-{self.board}", daemon=True
         )
         self._thread.start()
+        self.collector.install()
         self._task = asyncio.create_task(self._consume(), name=f"board-{self.board}")
         if self.silent_after > 0:
             self._watch = asyncio.create_task(self._watch_link(), name=f"watch-{self.board}")
@@ -238,6 +242,7 @@ class BoardRuntime:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        self.collector.uninstall()
         if self._engine is not None:
             await asyncio.to_thread(self._engine.close)
         if self._retry_handle is not None:
@@ -293,6 +298,9 @@ class BoardRuntime:
             self._busy += time.perf_counter() - began
             if self._busy >= CHECKPOINT_BUSY or self._game_ended:
                 self._checkpoint()
+            if self._queue.empty():
+                # waiting for the next frame: the collector's pass costs no reading anything
+                self.collector.idle()
             # get() does not yield while items are waiting: let HTTP and WebSockets in,
             # and let the pages have what was just published before the next reading
             await asyncio.sleep(0)

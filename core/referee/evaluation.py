@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +58,8 @@ class Score:
     """Seconds from a move's board being complete to its confirmation."""
     seconds: list[float] = field(default_factory=list)
     """Processing time of each observation."""
+    between: list[float] = field(default_factory=list)
+    """Time spent in ``between`` (see :func:`score`) after each observation."""
     resync: float | None = None
     """Seconds from the first still board that shows the game again to finding it."""
     resync_boards: int | None = None
@@ -72,12 +74,17 @@ def score(
     *,
     keep_events: bool = False,
     answer: float | None = None,
+    between: Callable[[], object] | None = None,
 ) -> Score:
     """Run ``play`` through a fresh referee (with ``settings``) and score it.
 
     ``answer``: a person at the board answers every question ``answer`` seconds after it
     is asked, counting the pits it names on the board as it then stands (or naming the
-    move played, when two moves leave the same board). None: nobody answers."""
+    move played, when two moves leave the same board). None: nobody answers.
+
+    ``between``: run after each observation, outside its processing time, as the live
+    service runs its garbage collector while it waits for the next frame
+    (``companion.service.collector``); its time is :attr:`Score.between`."""
     ref = Referee(play.start, **(settings or {}))
     out = Score(len(play.moves))
     expected = list(play.expected)
@@ -100,6 +107,10 @@ def score(
         events = feed(ref, item)
         if isinstance(item, Observation):
             out.seconds.append(time.perf_counter() - t0)
+            if between is not None:
+                t0 = time.perf_counter()
+                between()
+                out.between.append(time.perf_counter() - t0)
         for e in events:
             if answer is not None and e.type in QUESTIONS and not e.get("update"):
                 asked.append((e.t + answer, e, confirmed))
