@@ -300,7 +300,10 @@ class BoardRuntime:
                 self._checkpoint()
             if self._queue.empty():
                 # waiting for the next frame: the collector's pass costs no reading anything
+                # (counted as busy all the same: a restart's replay pays it too)
+                began = time.perf_counter()
                 self.collector.idle()
+                self._busy += time.perf_counter() - began
             # get() does not yield while items are waiting: let HTTP and WebSockets in,
             # and let the pages have what was just published before the next reading
             await asyncio.sleep(0)
