@@ -53,6 +53,7 @@ from core.referee.commands import CommandError
 from core.referee.events import Event
 from core.referee.likelihood import best_counts, explains, log_likelihood_table
 from core.referee.resync import Anchor, Found, search
+from core.referee.shadow import Shadow
 from core.referee.stages import PROPOSING_STAGES, MoveGraph, Record, missed_capture_position
 from core.referee.tracker import (
     HAND_AWAY,
@@ -62,6 +63,7 @@ from core.referee.tracker import (
     Fit,
     NodeKey,
     Tracker,
+    fresh_pits,
 )
 
 __all__ = ["CommandError", "Referee"]
@@ -98,6 +100,8 @@ class OutOfSync:
     diff: tuple[tuple[int, int | None], ...]
     before: Position | None
     """The position before the command that caused it, if one did."""
+    shadow: Shadow | None = None
+    """The game before that command, followed in case the players played it on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,17 +304,7 @@ class Referee:
         table = log_likelihood_table(readings, self.position.ruleset.total_seeds)
         visible = np.array([r is not None for r in readings], dtype=bool)
         seen = best_counts(readings)
-        looked = self._looked
-        if self.independent_frames:
-            fresh = visible & np.array([x is not None for x in looked], dtype=bool)
-        else:
-            fresh = np.array(
-                [
-                    x is not None and looked[i] is not None and x != looked[i]
-                    for i, x in enumerate(seen)
-                ],
-                dtype=bool,
-            )
+        fresh = fresh_pits(seen, visible, self._looked, self.independent_frames)
         away = away_new = 0.0
         if settled and self.sees_hands:
             away_new = HAND_AWAY
@@ -359,7 +353,7 @@ class Referee:
     def _judge(self, obs: Observation, settled: bool, previous_still: float | None) -> list[Event]:
         ev, key = self._evidence(obs, settled, previous_still)
         if self._sync is not None:
-            return self._while_out_of_sync(obs, ev)
+            return self._while_out_of_sync(obs, ev, key)
         if self._pending_check is not None and settled:
             cause, before = self._pending_check
             self._pending_check = None
@@ -914,6 +908,7 @@ class Referee:
             tuple(seen),
             tuple((d["pit"], d["seen"]) for d in diff),
             before,
+            None if before is None else Shadow.following(before, self._looked),
         )
         return [*events, alert]
 
@@ -940,9 +935,20 @@ class Referee:
             **extra,
         )
 
-    def _while_out_of_sync(self, obs: Observation, ev: Evidence) -> list[Event]:
+    def _while_out_of_sync(
+        self, obs: Observation, ev: Evidence, key: tuple[Any, ...] | None = None
+    ) -> list[Event]:
         sync = self._sync
         assert sync is not None
+        if sync.shadow is not None and key is not None:
+            sync.shadow.observe(
+                ev,
+                key[0],
+                key,
+                independent=self.independent_frames,
+                floor=self.min_log_likelihood,
+                commit=self.commit_mass,
+            )
         if not ev.still:
             return []
         seen = best_counts(self._readings(obs))
@@ -962,7 +968,7 @@ class Referee:
             restored = self._restored(obs.t, sync.alert_id, "")
             return [restored, *self._decide(obs, True)]
         saved.restore(tracker)
-        found = self._search(ev, sync.before)
+        found = self._search(ev, sync.before) or self._shadow_found(sync)
         if found is not None:
             return self._resync(obs, found, sync)
         diff = self._diff(seen)
@@ -976,6 +982,17 @@ class Referee:
                 obs.t, sync.cause, seen, diff, alert_id=sync.alert_id, update=True
             )
         ]
+
+    def _shadow_found(self, sync: OutOfSync) -> Found | None:
+        """The game before the command, played on further than the search looks, if the
+        board shows it (see :mod:`core.referee.shadow`)."""
+        shadow = sync.shadow
+        if shadow is None or sync.before is None or not shadow.fits:
+            return None
+        line = shadow.moves(self.alert_mass)
+        if not line:
+            return None  # (none played: the search found it, or nothing did)
+        return Found(Anchor("before", sync.before, len(line)), line, shadow.position(), 0.0)
 
     def _search(self, ev: Evidence, before: Position | None) -> Found | None:
         anchors = [Anchor("root", self.position, RESYNC_DEPTH)]

@@ -146,6 +146,31 @@ class Evidence:
         return float(self.table.max(axis=1).sum())
 
 
+def fresh_pits(
+    seen: Sequence[int | None],
+    visible: BoolArray,
+    looked: Sequence[int | None],
+    independent: bool,
+) -> BoolArray:
+    """Which pits' readings are new evidence (:attr:`Evidence.fresh`), against ``looked``,
+    each pit's most likely count when it was last looked at: with ``independent`` frames
+    (a sensor's noise changes frame to frame) every pit in view that was looked at
+    before; otherwise (a camera reads an untouched pile the same way every time) only
+    those whose reading changed.
+
+    >>> fresh_pits([1, 2, None], np.array([True, True, False]), [1, 3, 0], False).tolist()
+    [False, True, False]
+    >>> fresh_pits([1, 2, None], np.array([True, True, False]), [1, None, 0], True).tolist()
+    [True, False, False]
+    """
+    if independent:
+        return np.asarray(visible & np.array([x is not None for x in looked], dtype=bool))
+    return np.array(
+        [x is not None and looked[i] is not None and x != looked[i] for i, x in enumerate(seen)],
+        dtype=bool,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Reach:
     """Where play can go from one node, as arrays (built once per node)."""

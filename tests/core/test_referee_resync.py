@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pickle
+import random
+
+from core.observation import Observation
 from core.position import Position
-from core.referee import resync
+from core.referee import Referee, presets, resync
 from core.referee.likelihood import log_likelihood_table
 from core.referee.resync import Anchor, search
 
@@ -29,3 +33,48 @@ def test_lines_are_listed_once_per_position_object_and_found_the_same() -> None:
         for m in line:
             p = p.play(m)
         assert p == q
+
+
+def test_the_game_played_on_after_new_game_is_followed_beyond_the_searchs_reach() -> None:
+    # A person presses New game; the players do not notice and play six more moves of
+    # their game, quickly, no still board between them. The resync search looks four
+    # moves on from the game before the command: six are out of its reach, and the
+    # referee stayed out of sync. The game before the command is followed all along
+    # (core.referee.shadow), and taken up at the first still board.
+    start = Position.initial()
+    rng = random.Random(5)
+    ref = Referee(start, **presets.CAMERA)
+    pos, t = start, 0.0
+    for _ in range(6):
+        pos = pos.play(rng.choice(pos.legal_moves()))
+        for _ in range(3):
+            t += 0.2
+            ref.observe(Observation(t, "test", False, pos.pits))
+        for _ in range(5):
+            t += 0.3
+            ref.observe(Observation(t, "test", True, pos.pits))
+    assert len(ref.moves) == 6
+    before = ref.position
+    events = ref.command({"command": "new_game"}, t + 0.1)
+    assert any(e.type == "board_disturbed" for e in events)
+    played = []
+    for _ in range(6):
+        m = rng.choice(pos.legal_moves())
+        played.append(m)
+        pos = pos.play(m)
+        for _ in range(3):
+            t += 0.2
+            events += ref.observe(Observation(t, "test", False, pos.pits))
+    assert not any(e.type == "board_restored" for e in events)
+    # (a checkpoint now, mid-way, goes on to say exactly the same)
+    copy = pickle.loads(pickle.dumps(ref))
+    for _ in range(4):
+        t += 0.3
+        seen = ref.observe(Observation(t, "test", True, pos.pits))
+        assert copy.observe(Observation(t, "test", True, pos.pits)) == seen
+        events += seen
+    restored = [e for e in events if e.type == "board_restored"]
+    assert len(restored) == 1, [e.type for e in events]
+    assert ref.position == pos
+    assert [o.pit for o in ref.moves[-6:]] == played
+    assert before != pos

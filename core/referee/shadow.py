@@ -1,0 +1,113 @@
+"""The game before a command, followed while the board disagrees with the command.
+
+A person presses *New game* or *Undo*, or sets a position, and the board does not
+show it: the referee says so once (out of sync, :mod:`core.referee.referee`) and
+looks for the game on the board. Often the players simply played on, and the board
+shows the game before the command some moves further on. The resync search
+(:mod:`core.referee.resync`) looks only a few moves from that position, and a noisy
+still board can pass before it finds it; the game is then out of its reach. A
+:class:`Shadow` follows that game the way the referee follows any game: a tracker
+of its own, fed every observation, its first move taken as certain once the belief
+says so, however many moves the players make, so the referee can take the game up
+at any still board that shows it.
+
+>>> from core import Position
+>>> shadow = Shadow.following(Position.initial(), [None] * 12)
+>>> shadow.line, shadow.position().to_text()
+([], '4-4-4-4-4-4-4-4-4-4-4-4-0-0-S')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from core.position import Position
+from core.referee.likelihood import best_counts, explains
+from core.referee.stages import Record
+from core.referee.tracker import Evidence, Fit, Tracker, fresh_pits
+
+
+@dataclass
+class Shadow:
+    """The game before a command, as the board shows it since (see the module)."""
+
+    tracker: Tracker
+    line: list[Record]
+    """The moves taken as certain since the position before the command."""
+    looked: list[int | None]
+    """The most likely count of each pit when this game last explained it (what a new
+    reading is compared with, as the referee's own :attr:`Evidence.fresh`)."""
+    last_key: Any = None
+    fits: bool = False
+    """The last observation was explained by this game."""
+
+    @classmethod
+    def following(cls, before: Position, looked: list[int | None]) -> Shadow:
+        return cls(Tracker(before), [], list(looked))
+
+    def position(self) -> Position:
+        """The position of the likeliest history of this game."""
+        return self.tracker.best_position()
+
+    def observe(
+        self,
+        ev: Evidence,
+        readings: tuple[Any, ...],
+        key: Any,
+        *,
+        independent: bool,
+        floor: float,
+        commit: float,
+    ) -> None:
+        """Move this game on by one observation (``key``: what the referee calls the
+        reading, so a reading seen again pays for stillness only, as in the game
+        followed), and take its first move as certain once it holds ``commit``."""
+        tracker = self.tracker
+        if key == self.last_key:
+            tracker.pay_stillness(ev.hand_away)
+            return
+        seen = best_counts(readings)
+        visible = np.array([r is not None for r in readings], dtype=bool)
+        ev = replace(ev, fresh=fresh_pits(seen, visible, self.looked, independent))
+        saved = (tracker.keys, tracker.prior, tracker.closed, tracker.open, tracker.boards)
+        saved_rest = (tracker.in_hand, tracker.still_moves, tracker.still_boards)
+        fit: Fit = tracker.update(ev)
+        self.fits = explains(fit.deficit, fit.board, seen, floor)
+        if not self.fits:
+            # (a reading this game does not explain tells nothing about it either)
+            tracker.keys, tracker.prior, tracker.closed, tracker.open, tracker.boards = saved
+            tracker.in_hand, tracker.still_moves, tracker.still_boards = saved_rest
+            return
+        self.last_key = key
+        for i, s in enumerate(seen):
+            if s is not None:
+                self.looked[i] = s
+        while True:
+            done = [(m, r) for r, m in tracker.masses().items() if r is not None]
+            if not done:
+                break
+            mass, record = max(done)
+            if mass < commit:
+                break
+            tracker.commit(record)
+            self.line.append(record)
+
+    def moves(self, sure: float) -> tuple[int, ...] | None:
+        """The moves from the position before the command to this game's likeliest
+        position now, if the histories that played them hold ``sure`` of the belief
+        (None: not that sure, or a capture was left on the board on the way, which a line
+        of moves cannot say)."""
+        tracker = self.tracker
+        best = tracker.keys[tracker.best()][0]
+        held = sum(
+            float(p) for k, p in zip(tracker.keys, tracker.posterior(), strict=True) if k[0] == best
+        )
+        if held < sure:
+            return None
+        records = [*self.line, *best]
+        if any(missed for _, missed in records):
+            return None
+        return tuple(pit for pit, _ in records)
