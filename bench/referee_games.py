@@ -16,7 +16,8 @@ the next hand, hands hiding the pits around a move. Each belief model gets:
 
 Per observation processing time (median, p99) is measured over everything. The
 garbage collector runs as in the live service (``companion.service.collector``):
-between observations, its time reported apart.
+between observations, its time reported apart; and each frame's latency, its wait
+for the work before it (processing and collector) plus its own processing.
 
     python -m bench.referee_games [--games 200] [--mistakes 3] [--desyncs 4]
                                   [--models growing,flat02,...] [--photos FILE.npz]
@@ -133,6 +134,7 @@ class Tally:
     delays: list[float] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
     between: list[float] = field(default_factory=list)
+    latency: list[float] = field(default_factory=list)
     oracle_moves: int = 0
     oracle_right: int = 0
     mistakes: int = 0
@@ -155,6 +157,7 @@ class Tally:
         self.delays += s.delays
         self.seconds += s.seconds
         self.between += s.between
+        self.latency += s.latency
         self.oracle_moves += oracle_moves
         self.oracle_right += oracle_right
         if not s.followed:
@@ -222,6 +225,7 @@ def run_model(
             tally.found += ms.found
             tally.seconds += ms.seconds
             tally.between += ms.between
+            tally.latency += ms.latency
             if ms.found < ms.mistakes:
                 tally.missed_kinds[kind] = tally.missed_kinds.get(kind, 0) + 1
         desync_args = [(model, kind, seed + k) for kind in DESYNCS for k in range(desyncs)]
@@ -230,6 +234,7 @@ def run_model(
             tally.desyncs += 1
             tally.seconds += ds.seconds
             tally.between += ds.between
+            tally.latency += ds.latency
             tally.desync_alerts += ds.out_of_sync_alerts
             if ds.resync is not None:
                 tally.resynced += 1
@@ -279,6 +284,8 @@ def report(model: Model, t: Tally) -> str:
         f"  garbage collected between them {1000 * sum(t.between) / max(1, len(t.between)):.2f} ms"
         f" per observation, max {1000 * max(t.between, default=0):.1f} ms"
         f" (as the service does, while it waits for the next frame)",
+        f"  frame to events, waits included median {1000 * _q(t.latency, 0.5):.2f} ms,"
+        f" p99 {1000 * _q(t.latency, 0.99):.2f} ms, max {1000 * max(t.latency, default=0):.1f} ms",
     ]
     if t.lost:
         lines.append(

@@ -19,6 +19,7 @@ board and picks the legal line to it whose pits the beliefs favour most.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -60,6 +61,10 @@ class Score:
     """Processing time of each observation."""
     between: list[float] = field(default_factory=list)
     """Time spent in ``between`` (see :func:`score`) after each observation."""
+    latency: list[float] = field(default_factory=list)
+    """Each observation's wait for the work before it (processing and ``between`` of the
+    observations before, where they outlast the time between the frames) plus its own
+    processing: from the frame to its events, as a live board would see it."""
     resync: float | None = None
     """Seconds from the first still board that shows the game again to finding it."""
     resync_boards: int | None = None
@@ -92,6 +97,7 @@ def score(
     found_t: float | None = None
     desync_t = play.desync[1] if play.desync else None
     asked: list[tuple[float, Event, int]] = []
+    frames: list[float] = []
     timeline: deque[TimelineItem] = deque(play.timeline)
     while timeline or asked:
         # (questions still open when the session's frames end are answered too: the
@@ -107,6 +113,7 @@ def score(
         events = feed(ref, item)
         if isinstance(item, Observation):
             out.seconds.append(time.perf_counter() - t0)
+            frames.append(item.t)
             if between is not None:
                 t0 = time.perf_counter()
                 between()
@@ -159,11 +166,28 @@ def score(
                 out.found += 1
             else:
                 out.false_alerts += 1
+    out.latency = _latencies(frames, out.seconds, out.between)
     out.mistakes = len(play.expected)
     out.followed = out.named == play.moves
     if play.desync is not None and found_t is not None and desync_t is not None:
         out.resync = max(0.0, found_t - desync_t)
         out.resync_boards = sum(1 for s in play.still_boards if desync_t <= s <= found_t) or 1
+    return out
+
+
+def _latencies(times: list[float], work: list[float], after: list[float]) -> list[float]:
+    """Each frame's wait plus its own work, frames arriving at ``times`` (seconds) and
+    each taking ``work`` and then ``after`` (a queue of one server).
+
+    >>> _latencies([0.0, 0.1, 0.2], [0.02, 0.03, 0.01], [0.15, 0.0, 0.0])
+    [0.02, 0.1, 0.01]
+    """
+    out: list[float] = []
+    free = -math.inf  # when the work of the frames before is done
+    for i, (t, w) in enumerate(zip(times, work, strict=True)):
+        begin = max(t, free)
+        out.append(round(begin - t + w, 9))
+        free = begin + w + (after[i] if i < len(after) else 0.0)
     return out
 
 
