@@ -48,7 +48,7 @@ import numpy as np
 
 from companion.service.collector import IdleCollector
 from core import Position
-from core.referee import presets
+from core.referee import Referee, presets
 from core.referee.evaluation import Score, oracle, score
 from core.referee.playthrough import (
     CAMERA,
@@ -168,8 +168,10 @@ class Tally:
 _COLLECTOR = IdleCollector()
 
 
-def _between() -> object:
+def _between(referee: Referee) -> object:
+    """What the live service does while it waits for the next frame."""
     _COLLECTOR.install()  # (once per process: the pool's workers start without it)
+    referee.prepare()
     return _COLLECTOR.idle()
 
 

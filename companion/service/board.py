@@ -144,6 +144,8 @@ class BoardRuntime:
         """Seconds spent judging since the last checkpoint."""
         self.collector = IdleCollector()
         """Garbage collected between readings (:mod:`.collector`)."""
+        self.prepared = 0
+        """Histories the referee prepared for between readings (``Referee.prepare``)."""
         self._game_ended = False
         self._checkpointer: Checkpointer
         self._start = start
@@ -299,9 +301,11 @@ class BoardRuntime:
             if self._busy >= CHECKPOINT_BUSY or self._game_ended:
                 self._checkpoint()
             if self._queue.empty():
-                # waiting for the next frame: the collector's pass costs no reading anything
-                # (counted as busy all the same: a restart's replay pays it too)
+                # Waiting for the next frame: what the next reading will need is built now,
+                # and the collector's pass run, so neither delays a reading. (Counted as
+                # busy all the same: a restart's replay builds and collects too.)
                 began = time.perf_counter()
+                self.prepared += self.referee.prepare()
                 self.collector.idle()
                 self._busy += time.perf_counter() - began
             # get() does not yield while items are waiting: let HTTP and WebSockets in,

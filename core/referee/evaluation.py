@@ -79,7 +79,7 @@ def score(
     *,
     keep_events: bool = False,
     answer: float | None = None,
-    between: Callable[[], object] | None = None,
+    between: Callable[[Referee], object] | None = None,
 ) -> Score:
     """Run ``play`` through a fresh referee (with ``settings``) and score it.
 
@@ -87,9 +87,10 @@ def score(
     is asked, counting the pits it names on the board as it then stands (or naming the
     move played, when two moves leave the same board). None: nobody answers.
 
-    ``between``: run after each observation, outside its processing time, as the live
-    service runs its garbage collector while it waits for the next frame
-    (``companion.service.collector``); its time is :attr:`Score.between`."""
+    ``between``: run with the referee after each observation, outside its processing
+    time, as the live service uses the time it waits for the next frame (the garbage
+    collector, ``companion.service.collector``; :meth:`Referee.prepare`); its time is
+    :attr:`Score.between`, and :attr:`Score.latency` counts it where it delays a frame."""
     ref = Referee(play.start, **(settings or {}))
     out = Score(len(play.moves))
     expected = list(play.expected)
@@ -116,7 +117,7 @@ def score(
             frames.append(item.t)
             if between is not None:
                 t0 = time.perf_counter()
-                between()
+                between(ref)
                 out.between.append(time.perf_counter() - t0)
         for e in events:
             if answer is not None and e.type in QUESTIONS and not e.get("update"):

@@ -59,6 +59,7 @@ from core.referee.tracker import (
     HAND_AWAY,
     HAND_AWAY_MAX,
     HAND_AWAY_PER_S,
+    WIDTH,
     Evidence,
     Fit,
     NodeKey,
@@ -1238,6 +1239,16 @@ class Referee:
             return self._tracker.update(ev, [])
         finally:
             saved.restore(self._tracker)
+
+    def prepare(self, budget: int = WIDTH) -> int:
+        """Between readings (the live service calls it when a board waits for its next
+        frame): build, for up to ``budget`` histories of the belief, where the next
+        reading can take them, the next move begun included (:meth:`Tracker.prepare`),
+        so that the reading does not build it all at once. Only a cache: what the referee
+        says is the same with or without it. Returns how many histories it built for."""
+        if self._sync is not None or self.position.is_over:
+            return 0
+        return self._tracker.prepare(budget)
 
     def _explains_by_play(self, obs: Observation, ev: Evidence) -> bool:
         """Whether play from the position (a move the board already shows) explains the

@@ -600,6 +600,25 @@ class Tracker:
 
         return key_of
 
+    def prepare(self, budget: int) -> int:
+        """Build, for up to ``budget`` nodes of the beam not built yet (the likeliest
+        first), their reach with the next move begun (:data:`HANDOVER`), and so their
+        plain reach too: what the next observation needs from them, which it would
+        otherwise build all at once. Returns how many were built. Only a cache: the beam
+        and every weight stay as they are."""
+        built = 0
+        if budget <= 0:
+            return built
+        for i in np.argsort(-self.scores, kind="stable").tolist():
+            key = self.keys[i]
+            if key in self._reach_on:
+                continue
+            self._node_reach(key, True)
+            built += 1
+            if built >= budget:
+                break
+        return built
+
     def pay_stillness(self, amount: float) -> None:
         """A still board lasts: nodes with seeds in hand pay ``amount`` more."""
         if amount:

@@ -363,3 +363,21 @@ def _said_at_the_command_and_found_at_the_first_still_board(kind: str) -> Score:
     assert said and said[0].t == command_t and said[0]["cause"] == kind
     assert result.resync is not None and result.resync_boards == 1
     return result
+
+
+@pytest.mark.no_cover
+def test_what_is_prepared_between_readings_changes_nothing_the_referee_says() -> None:
+    # Referee.prepare builds, between two readings, what the next one will need (the
+    # live service calls it while a board waits for its next frame): a cache only. A
+    # game with camera-like beliefs, judged with and without it, says the same events,
+    # and the readings after a pause find their histories' reaches already built.
+    rng = random.Random(1003)
+    moves = random_full_game(START, rng)[:40]
+    play = render_game(START, moves, GROWING, CAMERA, rng)
+    built: list[int] = []
+    plain = score(play, presets.CAMERA, keep_events=True)
+    prepared = score(
+        play, presets.CAMERA, keep_events=True, between=lambda r: built.append(r.prepare())
+    )
+    assert [e.to_json() for e in prepared.events] == [e.to_json() for e in plain.events]
+    assert prepared.followed and sum(built) > 100

@@ -108,6 +108,7 @@ def test_a_live_board_collects_between_readings_only(tmp_path: Path) -> None:
         gc.callbacks.remove(watch)
     assert moves  # the board was playing
     assert sum(board.collector.passes) >= 3, board.collector.passes
+    assert board.prepared > 0  # (the referee prepared the next readings meanwhile too)
     inside = [g for g, in_handle in passes if in_handle]
     assert inside == [], f"{len(inside)} of {len(passes)} collections inside handle()"
     assert gc.get_threshold() == before
