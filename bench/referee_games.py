@@ -15,9 +15,11 @@ the next hand, hands hiding the pits around a move. Each belief model gets:
   show): found again, in how many still boards and seconds.
 
 Per observation processing time (median, p99) is measured over everything. The
-garbage collector runs as in the live service (``companion.service.collector``):
-between observations, its time reported apart; and each frame's latency, its wait
-for the work before it (processing and collector) plus its own processing.
+referee is run as in the live service: between observations the next readings are
+prepared (``Referee.prepare``) and the garbage collector runs
+(``companion.service.collector``), that time reported apart; and each frame's
+latency, its wait for the work before it (processing and the work between) plus its
+own processing.
 
     python -m bench.referee_games [--games 200] [--mistakes 3] [--desyncs 4]
                                   [--models growing,flat02,...] [--photos FILE.npz]
@@ -283,9 +285,9 @@ def report(model: Model, t: Tally) -> str:
         f"out-of-sync alerts {t.desync_alerts}",
         f"  processing per observation     median {1000 * _q(t.seconds, 0.5):.2f} ms,"
         f" p99 {1000 * _q(t.seconds, 0.99):.2f} ms, max {1000 * max(t.seconds, default=0):.1f} ms",
-        f"  garbage collected between them {1000 * sum(t.between) / max(1, len(t.between)):.2f} ms"
-        f" per observation, max {1000 * max(t.between, default=0):.1f} ms"
-        f" (as the service does, while it waits for the next frame)",
+        f"  work between them              {1000 * sum(t.between) / max(1, len(t.between)):.2f} ms"
+        f" per observation, max {1000 * max(t.between, default=0):.1f} ms (the next"
+        f" readings prepared, garbage collected: as the service, waiting for a frame)",
         f"  frame to events, waits included median {1000 * _q(t.latency, 0.5):.2f} ms,"
         f" p99 {1000 * _q(t.latency, 0.99):.2f} ms, max {1000 * max(t.latency, default=0):.1f} ms",
     ]
