@@ -305,7 +305,10 @@ class BoardRuntime:
                 # and the collector's pass run, so neither delays a reading. (Counted as
                 # busy all the same: a restart's replay builds and collects too.)
                 began = time.perf_counter()
-                self.prepared += self.referee.prepare()
+                try:
+                    self.prepared += self.referee.prepare()
+                except Exception:  # (a cache only: the next reading builds it anyway)
+                    log.exception("board %s: preparing the next reading failed", self.board)
                 self.collector.idle()
                 self._busy += time.perf_counter() - began
             # get() does not yield while items are waiting: let HTTP and WebSockets in,
