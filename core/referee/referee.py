@@ -63,6 +63,7 @@ from core.referee.tracker import (
     Evidence,
     Fit,
     NodeKey,
+    Snapshot,
     Tracker,
     fresh_pits,
 )
@@ -365,7 +366,7 @@ class Referee:
             tracker.pay_stillness(ev.hand_away)
             self._since.pop("unexplained", None)
         else:
-            saved = _Snapshot.of(tracker)
+            saved = Snapshot.of(tracker)
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
             if not self._explains(obs, fit.deficit, fit.board):
@@ -956,7 +957,7 @@ class Referee:
         if seen == sync.seen:
             return []  # the board as it was when the game was lost: nothing new
         tracker = self._tracker
-        saved = _Snapshot.of(tracker)
+        saved = Snapshot.of(tracker)
         fit = tracker.update(ev, self._proposals(obs))
         # (after a command, a board the game before it explains better is that game, not
         # the command's with a few piles misread: the search below finds it)
@@ -1234,7 +1235,7 @@ class Referee:
     def _play_fit(self, ev: Evidence) -> Fit:
         """How well play from the position (a move the board already shows) explains the
         reading, the tracker left as it was."""
-        saved = _Snapshot.of(self._tracker)
+        saved = Snapshot.of(self._tracker)
         try:
             return self._tracker.update(ev, [])
         finally:
@@ -1335,27 +1336,6 @@ class Referee:
             },
             "seq": self._seq,
         }
-
-
-class _Snapshot:
-    """The tracker's beam, to put back when an observation turns out to tell nothing."""
-
-    __slots__ = ("arrays", "keys")
-
-    def __init__(self, keys: list[NodeKey], arrays: tuple[Any, ...]) -> None:
-        self.keys = keys
-        self.arrays = arrays
-
-    @classmethod
-    def of(cls, t: Tracker) -> _Snapshot:
-        arrays = (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards)
-        return cls(t.keys, arrays)
-
-    def restore(self, t: Tracker) -> None:
-        t.keys = self.keys
-        (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards) = (
-            self.arrays
-        )
 
 
 def _counts_still_standing(

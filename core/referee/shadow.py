@@ -27,7 +27,7 @@ import numpy as np
 from core.position import Position
 from core.referee.likelihood import best_counts, explains
 from core.referee.stages import Record
-from core.referee.tracker import Evidence, Fit, Tracker, fresh_pits
+from core.referee.tracker import Evidence, Fit, Snapshot, Tracker, fresh_pits
 
 
 @dataclass
@@ -72,14 +72,11 @@ class Shadow:
         seen = best_counts(readings)
         visible = np.array([r is not None for r in readings], dtype=bool)
         ev = replace(ev, fresh=fresh_pits(seen, visible, self.looked, independent))
-        saved = (tracker.keys, tracker.prior, tracker.closed, tracker.open, tracker.boards)
-        saved_rest = (tracker.in_hand, tracker.still_moves, tracker.still_boards)
+        saved = Snapshot.of(tracker)
         fit: Fit = tracker.update(ev)
         self.fits = explains(fit.deficit, fit.board, seen, floor)
         if not self.fits:
-            # (a reading this game does not explain tells nothing about it either)
-            tracker.keys, tracker.prior, tracker.closed, tracker.open, tracker.boards = saved
-            tracker.in_hand, tracker.still_moves, tracker.still_boards = saved_rest
+            saved.restore(tracker)  # (a reading this game does not explain tells nothing)
             return
         self.last_key = key
         for i, s in enumerate(seen):

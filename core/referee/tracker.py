@@ -744,3 +744,24 @@ def _stray_hands(changed: BoolArray, hand_pits: Sequence[bool]) -> BoolArray:
     for d in range(1, HAND_REACH + 1):
         near |= np.roll(changed, d, axis=1) | np.roll(changed, -d, axis=1)
     return np.asarray((np.asarray(hand_pits, dtype=bool) & ~near).any(axis=1), dtype=bool)
+
+
+class Snapshot:
+    """The tracker's beam, to put back when an observation turns out to tell nothing."""
+
+    __slots__ = ("arrays", "keys")
+
+    def __init__(self, keys: list[NodeKey], arrays: tuple[Any, ...]) -> None:
+        self.keys = keys
+        self.arrays = arrays
+
+    @classmethod
+    def of(cls, t: Tracker) -> Snapshot:
+        arrays = (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards)
+        return cls(t.keys, arrays)
+
+    def restore(self, t: Tracker) -> None:
+        t.keys = self.keys
+        (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards) = (
+            self.arrays
+        )
