@@ -945,7 +945,6 @@ class Referee:
         if sync.shadow is not None and key is not None:
             sync.shadow.observe(
                 ev,
-                key[0],
                 key,
                 independent=self.independent_frames,
                 floor=self.min_log_likelihood,

@@ -22,8 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
 from core.position import Position
 from core.referee.likelihood import best_counts, explains
 from core.referee.stages import Record
@@ -55,8 +53,7 @@ class Shadow:
     def observe(
         self,
         ev: Evidence,
-        readings: tuple[Any, ...],
-        key: Any,
+        key: tuple[Any, ...],
         *,
         independent: bool,
         floor: float,
@@ -64,14 +61,15 @@ class Shadow:
     ) -> None:
         """Move this game on by one observation (``key``: what the referee calls the
         reading, so a reading seen again pays for stillness only, as in the game
-        followed), and take its first move as certain once it holds ``commit``."""
+        followed; its readings come first), and take its first move as certain once it
+        holds ``commit``."""
         tracker = self.tracker
+        readings = key[0]
         if key == self.last_key:
             tracker.pay_stillness(ev.hand_away)
             return
         seen = best_counts(readings)
-        visible = np.array([r is not None for r in readings], dtype=bool)
-        ev = replace(ev, fresh=fresh_pits(seen, visible, self.looked, independent))
+        ev = replace(ev, fresh=fresh_pits(seen, ev.visible, self.looked, independent))
         saved = Snapshot.of(tracker)
         fit: Fit = tracker.update(ev)
         self.fits = explains(fit.deficit, fit.board, seen, floor)
