@@ -56,6 +56,8 @@ from core.referee.resync import Anchor, Found, search
 from core.referee.shadow import Shadow
 from core.referee.stages import PROPOSING_STAGES, MoveGraph, Record, missed_capture_position
 from core.referee.tracker import (
+    CAPTURE_WAIT_MAX,
+    CAPTURE_WAIT_PER_S,
     HAND_AWAY,
     HAND_AWAY_MAX,
     HAND_AWAY_PER_S,
@@ -307,7 +309,12 @@ class Referee:
         visible = np.array([r is not None for r in readings], dtype=bool)
         seen = best_counts(readings)
         fresh = fresh_pits(seen, visible, self._looked, self.independent_frames)
-        away = away_new = 0.0
+        away = away_new = wait = 0.0
+        if settled and previous_still is not None:
+            most = CAPTURE_WAIT_MAX / CAPTURE_WAIT_PER_S
+            wait = CAPTURE_WAIT_PER_S * (
+                min(obs.t - previous_still, most) - min(self._last_still_elapsed, most)
+            )
         if settled and self.sees_hands:
             away_new = HAND_AWAY
             if previous_still is None:
@@ -332,7 +339,16 @@ class Referee:
                     h or not v for h, v in zip(hand_pits, visible.tolist(), strict=True)
                 )
         ev = Evidence(
-            table, visible, fresh, settled, away, away_new, still_start, hand_pits, self._gap
+            table,
+            visible,
+            fresh,
+            settled,
+            away,
+            away_new,
+            still_start,
+            hand_pits,
+            self._gap,
+            wait,
         )
         return ev, (
             readings,
@@ -363,7 +379,7 @@ class Referee:
                 return self._out_of_sync(obs.t, cause, before)
         tracker = self._tracker
         if key == self._last_key:
-            tracker.pay_stillness(ev.hand_away)
+            tracker.pay_stillness(ev.hand_away, ev.capture_wait)
             self._since.pop("unexplained", None)
         else:
             saved = Snapshot.of(tracker)
@@ -418,11 +434,13 @@ class Referee:
                 # settles it: a doubt that held 2 s was, on the bench, as often two held
                 # misreads that mimic a move as a real one.
                 threshold = min(threshold, self.alert_mass)
-                # A doubt too large for that was asked about; left unanswered as long, the
-                # likelier line is taken, as a doubt the game went on past is (a person can
-                # still undo it), rather than the game never ending on the page.
+                # A doubt too large for that was asked about (at once: see _questions); left
+                # unanswered as long, the likelier line is taken, as a doubt the game went
+                # on past is (a person can still undo it), rather than the game never
+                # ending on the page. (The epsilon: frames a whole ambiguity time apart.)
                 game_end = (
-                    self._question is not None and obs.t - self._question_at >= self.ambiguity_time
+                    self._question is not None
+                    and obs.t - self._question_at >= self.ambiguity_time - 1e-6
                 )
         events = self._commit(obs.t, threshold, settled=settled, game_end=game_end)
         if self.position.is_over:
@@ -759,7 +777,9 @@ class Referee:
             # Different moves that leave the very same board: no reading can ever tell.
             moves = sorted({c[1][0] for c in (top, runner) if c[0] == "done"})
             return self._ask_which_move(obs.t, moves) if len(moves) == 2 else []
-        if still_for < self.ambiguity_time:
+        if still_for < self.ambiguity_time and not tracker.best_position().is_over:
+            # (Mid-game the next move's sowing may settle the doubt. After a game's last
+            # move none will come: the question is asked as soon as the board is still.)
             return []
         # The explanations that hold nearly all the belief, and the pits that tell them apart.
         shown: list[int] = []

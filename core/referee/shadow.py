@@ -66,7 +66,7 @@ class Shadow:
         tracker = self.tracker
         readings = key[0]
         if key == self.last_key:
-            tracker.pay_stillness(ev.hand_away)
+            tracker.pay_stillness(ev.hand_away, ev.capture_wait)
             return
         seen = best_counts(readings)
         ev = replace(ev, fresh=fresh_pits(seen, ev.visible, self.looked, independent))

@@ -96,6 +96,15 @@ HAND_AWAY = -4.5
 #: ... and for each second it stays still, up to HAND_AWAY_MAX in all.
 HAND_AWAY_PER_S = -1.0
 HAND_AWAY_MAX = -8.0
+#: Log likelihood, per second of a still board, of a capture still pending (the move sown,
+#: nothing taken yet). Players take their captures as they finish sowing: a capture left
+#: on a board that stays still is rarer each second (a forgotten one is a missed capture),
+#: and nothing but this tells a board read between "sown" and "taken" at a game's end,
+#: where no next move comes to settle it.
+CAPTURE_WAIT_PER_S = -0.75
+#: ... up to this much in all: well under what one misread pile costs, so that a capture
+#: forgotten on the board is still believed over a misreading of it.
+CAPTURE_WAIT_MAX = -3.0
 #: Log prior of a history that neither moved nor changed the board between two still
 #: boards while a camera saw a hand over the pits.
 IDLE_HANDS = -2.0
@@ -134,6 +143,9 @@ class Evidence:
     the source cannot see hands)."""
     gap: float = math.inf
     """Seconds since the previous observation (see :data:`HANDOVER`)."""
+    capture_wait: float = 0.0
+    """What nodes with a capture pending pay for this observation (see
+    :data:`CAPTURE_WAIT_PER_S`)."""
 
     @property
     def hands(self) -> bool:
@@ -574,6 +586,7 @@ class Tracker:
         self.still_boards = still_boards[idx]
         # Weights only matter relative to each other: keep them near zero.
         self.prior = prior[idx] - float(scores[order[0]])
+        self._pay_pending(ev.capture_wait)
         return fit
 
     def _key_maker(
@@ -619,10 +632,17 @@ class Tracker:
                 break
         return built
 
-    def pay_stillness(self, amount: float) -> None:
-        """A still board lasts: nodes with seeds in hand pay ``amount`` more."""
+    def pay_stillness(self, amount: float, capture_wait: float = 0.0) -> None:
+        """A still board lasts: nodes with seeds in hand pay ``amount`` more, nodes with a
+        capture pending ``capture_wait``."""
         if amount:
             self.closed = self.closed + np.where(self.in_hand, amount, 0.0)
+        self._pay_pending(capture_wait)
+
+    def _pay_pending(self, amount: float) -> None:
+        if amount:
+            pending = np.array([k[1][0] == "cap" and not k[1][2] for k in self.keys])
+            self.closed = self.closed + np.where(pending, amount, 0.0)
 
     def count_pit(self, pit: int, count: int) -> None:
         """A person counted ``pit``: its open evidence becomes that count's certainty."""

@@ -679,17 +679,17 @@ def test_a_doubt_about_the_games_last_move_asked_and_unanswered_takes_the_likeli
     lean: float, named: bool
 ) -> None:
     # F captures the two seeds that end the game, and the reading leans ``lean`` that pit a
-    # is empty: too weak to name the move, so the referee asks. No move will come after the
-    # game's end to settle it: unanswered for the ambiguity time, a doubt of 85:15 is taken
-    # as the likelier move and says so (a person can still undo it); one of 60:40 stays
-    # asked.
+    # is empty: too weak to name the move, so the referee asks, as soon as the board is
+    # still (no move will come after the game's end to settle it). Unanswered for the
+    # ambiguity time, a doubt of 85:15 is taken as the likelier move and says so (a person
+    # can still undo it); one of 60:40 stays asked.
     before = Position(Position.initial().ruleset, (4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 0, 0), (23, 0), 0)
     ref = Referee(before)
     readings: list[Any] = list(before.play(5).pits)
     readings[6] = (lean, 1 - lean, 0, 0, 0, 0)
     per_frame = _still_board(ref, readings, 6.0)
     at = {e.type: k * 0.2 for k, frame in enumerate(per_frame) for e in frame}
-    assert at["ambiguous"] >= ref.ambiguity_time
+    assert at["ambiguous"] < ref.ambiguity_time
     if named:
         assert at["move"] >= at["ambiguous"] + ref.ambiguity_time and "game_over" in at
         settled = next(e for frame in per_frame for e in frame if e.type == "board_restored")
@@ -697,3 +697,21 @@ def test_a_doubt_about_the_games_last_move_asked_and_unanswered_takes_the_likeli
         assert ref.position == before.play(5) and ref.position.is_over and ref.alerts == []
     else:
         assert "move" not in at and ref.position == before and len(ref.alerts) == 1
+
+
+def test_a_capture_left_on_a_still_board_grows_less_likely_each_second() -> None:
+    # F's one seed makes a 2 in pit a and captures it, ending the game (South passes 24).
+    # The still board reads a as 1: exactly as likely the 2 of the capture still pending as
+    # the 0 of the capture taken, so the board alone can never tell them apart. Players
+    # take a capture as they finish sowing: each second the board stays still with it
+    # pending makes that less likely, and the game's last move is named instead of being
+    # asked about forever. (A camera: it sees hands, so the still board also rules out F
+    # lifted with its seed still in hand, which leaves a at 1 too.)
+    before = Position(Position.initial().ruleset, (4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 0, 0), (23, 0), 0)
+    ref = Referee(before, sees_hands=True)
+    readings: list[Any] = list(before.play(5).pits)
+    readings[6] = (0.0, 1.0, 0.0, 0.0)
+    per_frame = _still_board(ref, readings, 6.0)
+    at = {e.type: k * 0.2 for k, frame in enumerate(per_frame) for e in frame}
+    assert ref.ambiguity_time <= at["move"] <= 2 * ref.ambiguity_time
+    assert ref.position == before.play(5) and ref.position.is_over
