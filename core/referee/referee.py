@@ -434,14 +434,7 @@ class Referee:
                 # settles it: a doubt that held 2 s was, on the bench, as often two held
                 # misreads that mimic a move as a real one.
                 threshold = min(threshold, self.alert_mass)
-                # A doubt too large for that was asked about (at once: see _questions); left
-                # unanswered as long, the likelier line is taken, as a doubt the game went
-                # on past is (a person can still undo it), rather than the game never
-                # ending on the page. (The epsilon: frames a whole ambiguity time apart.)
-                game_end = (
-                    self._question is not None
-                    and obs.t - self._question_at >= self.ambiguity_time - 1e-6
-                )
+                game_end = True
         events = self._commit(obs.t, threshold, settled=settled, game_end=game_end)
         if self.position.is_over:
             return events
@@ -473,7 +466,7 @@ class Referee:
     ) -> list[Event]:
         """Confirm every move whose histories hold ``threshold`` of the belief (on a still
         board, also the likelier of a doubt :data:`STALE_DEPTH` moves old, or, ``game_end``,
-        of a question about a game's end left unanswered: see :meth:`_decide`)."""
+        of a doubt about a game's end that will not be settled: :meth:`_end_doubt_closed`)."""
         events: list[Event] = []
         while not self.position.is_over:
             masses = self._tracker.transposed_masses(1.0 - self.alert_mass)
@@ -483,7 +476,8 @@ class Referee:
             mass, record = max(done)
             # No move will come after a game's end to settle a doubt that stays: it is as
             # old as it will ever be.
-            old = game_end or self._tracker.depth() >= STALE_DEPTH
+            ended = game_end and mass < threshold and self._end_doubt_closed(t)
+            old = ended or self._tracker.depth() >= STALE_DEPTH
             stale = settled and STALE_MASS <= mass < threshold and old
             if mass < threshold and not stale:
                 self._ready = None
@@ -493,8 +487,19 @@ class Referee:
                 # confirmed if still sure at the next (one glitching frame is not a move).
                 self._ready = record
                 break
-            events += self._confirm_record(record, t, stale=stale, ended=game_end)
+            events += self._confirm_record(record, t, stale=stale, ended=ended)
         return events
+
+    def _end_doubt_closed(self, t: float) -> bool:
+        """Whether a doubt about a game's last moves will stay as it is: a question about it
+        left unanswered for the ambiguity time (asked once the board is still: see
+        :meth:`_questions`), or a doubt spread over explanations each too small to ask
+        about. Then the likelier line is taken, as a doubt the game went on past is (a
+        person can still undo it), rather than the game never ending on the page."""
+        if self._question is not None:
+            # (the epsilon: frames a whole ambiguity time apart)
+            return t - self._question_at >= self.ambiguity_time - 1e-6
+        return not self._worth_asking(self._classes())
 
     def _confirm_record(
         self, record: Record, t: float, *, stale: bool = False, ended: bool = False
@@ -750,6 +755,16 @@ class Referee:
         mistake = self._tracker.stage(key).mistake
         return ("mistake", mistake.key if mistake is not None else skey)
 
+    def _worth_asking(self, classes: list[tuple[float, Any, int]]) -> bool:
+        """Whether the explanations of the board leave a doubt to ask a person about: the
+        runner-up holds a real share (``1 − alert``) of the belief and the likeliest is not
+        a mistake. (A mistake as the runner-up is asked about too: one misread pile can
+        weigh as much as a mistake, and a count settles which; a mistake on top is said
+        once sure.)"""
+        if classes[0][0] >= self.commit_mass or len(classes) < 2:
+            return False
+        return classes[1][0] >= 1.0 - self.alert_mass and classes[0][1][0] != "mistake"
+
     def _questions(self, obs: Observation) -> list[Event]:
         if self._still_since is None:
             return []
@@ -766,20 +781,18 @@ class Referee:
             and still_for >= self.stall_time
         ):
             return self._stalled(obs.t, a)
-        if top_mass >= self.commit_mass or len(classes) < 2:
+        if not self._worth_asking(classes):
             return []
-        runner_mass, runner, _ = classes[1]
-        if runner_mass < 1.0 - self.alert_mass or top[0] == "mistake":
-            return []
-        # (a mistake as the runner-up is asked about too: one misread pile can weigh as much
-        # as a mistake, and a count settles which; a mistake on top is said once sure)
+        runner = classes[1][1]
         if board_of[0] == board_of[1]:
             # Different moves that leave the very same board: no reading can ever tell.
             moves = sorted({c[1][0] for c in (top, runner) if c[0] == "done"})
             return self._ask_which_move(obs.t, moves) if len(moves) == 2 else []
-        if still_for < self.ambiguity_time and not tracker.best_position().is_over:
+        ended = tracker.best_position().is_over
+        if still_for < (self.settle_time if ended else self.ambiguity_time):
             # (Mid-game the next move's sowing may settle the doubt. After a game's last
-            # move none will come: the question is asked as soon as the board is still.)
+            # move none will come: the question is asked once the board is still, as a
+            # mistake is said, rather than left until the players clear the board.)
             return []
         # The explanations that hold nearly all the belief, and the pits that tell them apart.
         shown: list[int] = []

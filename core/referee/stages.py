@@ -68,6 +68,9 @@ MISTAKE = -5.0
 #: player; taken from the mover's own side, rarer still.
 LATE_CAPTURE = -1.0
 OWN_SIDE = -2.5
+#: A pit lifted to play it from another player's side is rarer than one of the mover's own
+#: that the rules forbid; and seeds gone from the other side look like a capture taken.
+OTHER_SIDE = -0.75
 #: After a missed capture, lifting a pit that was to be captured (it looks just like the
 #: capture being taken, and the player would be lifting the seeds they should have lost).
 UNTOUCHABLE = -3.0
@@ -462,9 +465,11 @@ class MoveGraph:
                 return stages, exits
             for m in self._moves:
                 self._rest_of_move(m, -1, self.lift_cost(m), stages, exits, with_mistakes=True)
+            owner, mover = self.position.ruleset.owner, self.position.to_move
             for o in self._illegal_lifts():
-                stages.append((("lift", o, 0), MISTAKE))
-                stages.append((("lift", o, 1), MISTAKE + STEP))
+                cost = MISTAKE + (OTHER_SIDE if owner(o) != mover else 0.0)
+                stages.append((("lift", o, 0), cost))
+                stages.append((("lift", o, 1), cost + STEP))
         elif kind == "sow":
             m, k = int(key[1]), int(key[2])
             stages.pop()  # _rest_of_move lists it again, at no cost

@@ -311,6 +311,22 @@ def test_pits_taken_one_after_the_other_are_one_wrong_capture() -> None:
 
 
 @pytest.mark.no_cover
+def test_pits_of_the_other_side_taken_late_are_a_wrong_capture_not_a_lift() -> None:
+    # North's move captures nothing and ends in South's B and C; North then takes both.
+    # The same board is "South plays B (its seed into C), North lifts C": a lift of a pit
+    # of the other side was a plain mistake (-5), likelier than a capture taken late
+    # (-6), so the referee said "pit C was lifted" (illegal_move). Lifting a pit from
+    # the other side to play it is rarer than one of the mover's own that the rules
+    # forbid. (the bench's (a) model, seed 2000)
+    play = seeded_game_with_mistake(START, "wrong_capture", SENSOR_NOISE, CAMERA, 2000)
+    assert play is not None and play.expected[0].pits == {1, 2}
+    result = score(play, {"sees_hands": True, "independent_frames": True}, keep_events=True)
+    assert [set(e["pits"]) for e in result.events if e.type == "wrong_capture"] == [{1, 2}]
+    assert not [e for e in result.events if e.type == "illegal_move"]
+    assert result.found == 1 and result.false_alerts == 0 and result.followed
+
+
+@pytest.mark.no_cover
 def test_two_mistakes_at_once_are_a_disturbed_board() -> None:
     # South's F captures a; before any still board, a hand puts two seeds into b and
     # takes them out again 1.5 s later (a sensor board's exact counts, at a camera's pace).

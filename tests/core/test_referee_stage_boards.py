@@ -13,7 +13,7 @@ import pytest
 
 from core.position import Position
 from core.referee.playthrough import random_full_game
-from core.referee.stages import MoveGraph, board_after, sowing_boards
+from core.referee.stages import MISTAKE, OTHER_SIDE, MoveGraph, board_after, sowing_boards
 
 RULES = [
     ("abapa", {}),
@@ -127,3 +127,19 @@ def test_a_reach_with_the_next_move_begun_is_the_plain_reach_with_each_block_ins
             assert len(full.moved) == len(full.in_hand) == len(rows)
             checked += 1
     assert checked > 10
+
+
+def _lift_costs(pos: Position) -> dict[int, float]:
+    stages, _ = MoveGraph(pos).reach(("idle",))
+    return {int(key[1]): cost for key, cost in stages if key[0] == "lift" and key[2] == 0}
+
+
+def test_a_pit_of_the_other_side_lifted_costs_more_than_one_of_the_movers_own() -> None:
+    # South must feed North: only F reaches it, so A (one seed) may not be played.
+    feeding = Position.from_text("1-0-0-0-0-1-0-0-0-0-0-0-23-23-S", rules="abapa")
+    assert feeding.legal_moves() == [5]
+    assert _lift_costs(feeding) == {0: MISTAKE}
+    # From the start, South's own pits are all legal: the pits that may not be lifted
+    # are North's, and each costs the other side's price.
+    assert _lift_costs(Position.initial()) == {p: MISTAKE + OTHER_SIDE for p in range(6, 12)}
+    assert OTHER_SIDE < 0
