@@ -84,6 +84,10 @@ COUNTING_STILL = -6.0
 STALE_DEPTH = 10
 #: ... if it holds at least this much of the belief (a doubt split more evenly waits).
 STALE_MASS = 0.75
+#: A board no history explains, but one history's board at rest differs from it in this
+#: many pits or fewer (and fewer than any other's, the last certain position's included):
+#: that history's moves were played, and then a hand disturbed those pits.
+DISTURBED_PITS = 2
 #: How many moves on from a known position the referee looks when it has lost the game.
 RESYNC_DEPTH = 4
 #: ... and from the start position (a new game whose first moves were made quickly).
@@ -397,7 +401,10 @@ class Referee:
                     return events
                 if settled and self._lasts("unexplained", obs.t):
                     caught = self._catch_up(obs, ev, -np.inf)
-                    return caught if caught is not None else self._out_of_sync(obs.t, "board", None)
+                    if caught is not None:
+                        return caught
+                    played = self._played_before_disturbance(obs)
+                    return [*played, *self._out_of_sync(obs.t, "board", None)]
                 return []
             self._since.pop("unexplained", None)
             if settled and fit.deficit > LOOSE_FIT:
@@ -926,6 +933,37 @@ class Referee:
             for i, (e, s) in enumerate(zip(self.position.pits, seen, strict=True))
             if s is not None and s != e
         ]
+
+    def _played_before_disturbance(self, obs: Observation) -> list[Event]:
+        """The moves of the one history whose board at rest the unexplained reading ``obs``
+        shows but for a pit or two (:data:`DISTURBED_PITS`), confirmed before the board is
+        called out of sync: the players made them, then a hand disturbed those pits. The
+        alert then names the pits disturbed and counts from the right move, rather than
+        listing the pits the moves changed as well. None if no history stands out so."""
+        seen = best_counts(self._readings(obs))
+        tracker = self._tracker
+
+        def differing(board: Sequence[int]) -> int:
+            return sum(1 for b, s in zip(board, seen, strict=True) if s is not None and s != b)
+
+        fewest = differing(self.position.pits)
+        found: set[tuple[Record, ...]] = set()
+        for i, (hist, skey) in enumerate(tracker.keys):
+            if not hist or skey != ("idle",):
+                continue
+            d = differing(tracker.boards[i].tolist())
+            if d < fewest:
+                fewest, found = d, {hist}
+            elif d == fewest and found:
+                found.add(hist)
+        if fewest > DISTURBED_PITS or len(found) != 1:
+            return []
+        events: list[Event] = []
+        for record in next(iter(found)):
+            if self.position.is_over:
+                break
+            events += self._confirm_record(record, obs.t)
+        return events
 
     def _out_of_sync(self, t: float, cause: str, before: Position | None) -> list[Event]:
         """Say once that the board shows nothing the game explains (see :class:`OutOfSync`)."""

@@ -327,6 +327,24 @@ def test_pits_of_the_other_side_taken_late_are_a_wrong_capture_not_a_lift() -> N
 
 
 @pytest.mark.no_cover
+def test_the_moves_a_disturbed_board_shows_are_confirmed_before_it_is_called_out() -> None:
+    # South's F captures a; before the board is ever still after it, a hand puts two
+    # seeds into b. No history explains the board, so it is out of sync; but the board
+    # is F's, done, but for b (and A, misread for a moment), and the last certain
+    # position differs in four pits. F is confirmed first, and the alert names b alone
+    # (it named A, F, a and b, counted from the move before). (the bench's (a) model,
+    # seed 2000)
+    play = seeded_game_with_mistake(START, "disturbed", SENSOR_NOISE, CAMERA, 2000)
+    assert play is not None and play.expected[0].pits == {7}
+    result = score(play, {"sees_hands": True, "independent_frames": True}, keep_events=True)
+    alerts = [e for e in result.events if e.type == "board_disturbed"]
+    before = [e for e in result.events if e.seq < alerts[0].seq and e.type == "move"]
+    assert len(before) == play.expected[0].move_index and before[-1]["name"] == "F"
+    assert alerts[-1]["pits"] == [7]
+    assert result.found == 1 and result.false_alerts == 0 and result.followed
+
+
+@pytest.mark.no_cover
 def test_two_mistakes_at_once_are_a_disturbed_board() -> None:
     # South's F captures a; before any still board, a hand puts two seeds into b and
     # takes them out again 1.5 s later (a sensor board's exact counts, at a camera's pace).
