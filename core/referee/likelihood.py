@@ -11,6 +11,7 @@ floor, so that one over-confident pit cannot veto the rules prior.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -89,6 +90,16 @@ def best_counts(readings: tuple[PitReading, ...]) -> tuple[int | None, ...]:
 PER_PIT_ALLOWANCE = 3.0
 
 
+def differing_pits(board: Sequence[int], seen: Sequence[int | None]) -> int:
+    """How many pits in view the reading's most likely counts ``seen`` show otherwise
+    than ``board``.
+
+    >>> differing_pits((2, 3, 5), (2, None, 4))
+    1
+    """
+    return sum(1 for b, s in zip(board, seen, strict=True) if s is not None and s != b)
+
+
 def explains(
     deficit: float, board: tuple[int, ...], seen: tuple[int | None, ...], floor: float
 ) -> bool:
@@ -101,5 +112,5 @@ def explains(
     >>> explains(13.8, (4, 4, 4), (4, 6, 4), -8.0)   # one pile surely two seeds off
     False
     """
-    differing = sum(1 for b, s in zip(board, seen, strict=True) if s is not None and s != b)
+    differing = differing_pits(board, seen)
     return deficit <= -floor + PER_PIT_ALLOWANCE * max(0, differing - 1)

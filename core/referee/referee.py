@@ -51,7 +51,12 @@ from core.records import GameRecord
 from core.referee import commands, wording
 from core.referee.commands import CommandError
 from core.referee.events import Event
-from core.referee.likelihood import best_counts, explains, log_likelihood_table
+from core.referee.likelihood import (
+    best_counts,
+    differing_pits,
+    explains,
+    log_likelihood_table,
+)
 from core.referee.resync import Anchor, Found, search
 from core.referee.shadow import Shadow
 from core.referee.stages import PROPOSING_STAGES, MoveGraph, Record, missed_capture_position
@@ -314,20 +319,14 @@ class Referee:
         seen = best_counts(readings)
         fresh = fresh_pits(seen, visible, self._looked, self.independent_frames)
         away = away_new = wait = 0.0
-        if settled and previous_still is not None:
-            most = CAPTURE_WAIT_MAX / CAPTURE_WAIT_PER_S
-            wait = CAPTURE_WAIT_PER_S * (
-                min(obs.t - previous_still, most) - min(self._last_still_elapsed, most)
-            )
         if settled and self.sees_hands:
-            away_new = HAND_AWAY
-            if previous_still is None:
-                away = HAND_AWAY
-            else:
-                cap = (HAND_AWAY_MAX - HAND_AWAY) / HAND_AWAY_PER_S
-                before = min(self._last_still_elapsed, cap)
-                now = min(obs.t - previous_still, cap)
-                away = HAND_AWAY_PER_S * (now - before)
+            away = away_new = HAND_AWAY
+        if settled and previous_still is not None:
+            # (a still board goes on: what its seconds since the last observation cost)
+            still = (self._last_still_elapsed, obs.t - previous_still)
+            wait = _accrued(CAPTURE_WAIT_PER_S, CAPTURE_WAIT_MAX, *still)
+            if self.sees_hands:
+                away = _accrued(HAND_AWAY_PER_S, HAND_AWAY_MAX - HAND_AWAY, *still)
         self._last_still_elapsed = (
             0.0 if not settled or previous_still is None else obs.t - previous_still
         )
@@ -429,19 +428,18 @@ class Referee:
         game_end = False
         if settled:
             threshold = self.commit_still
-            over = (
+            game_end = (
                 self._still_since is not None
                 and obs.t - self._still_since >= self.ambiguity_time
                 and self._tracker.best_position().is_over
             )
-            if over:
+            if game_end:
                 # The last move of a game has no next move to settle a doubt too small to ask
                 # a person about, and a board that stayed still this long tells nothing more
                 # (a camera reads it the same way). Earlier in a game the next move's sowing
                 # settles it: a doubt that held 2 s was, on the bench, as often two held
                 # misreads that mimic a move as a real one.
                 threshold = min(threshold, self.alert_mass)
-                game_end = True
         events = self._commit(obs.t, threshold, settled=settled, game_end=game_end)
         if self.position.is_over:
             return events
@@ -942,16 +940,12 @@ class Referee:
         listing the pits the moves changed as well. None if no history stands out so."""
         seen = best_counts(self._readings(obs))
         tracker = self._tracker
-
-        def differing(board: Sequence[int]) -> int:
-            return sum(1 for b, s in zip(board, seen, strict=True) if s is not None and s != b)
-
-        fewest = differing(self.position.pits)
+        fewest = differing_pits(self.position.pits, seen)
         found: set[tuple[Record, ...]] = set()
         for i, (hist, skey) in enumerate(tracker.keys):
             if not hist or skey != ("idle",):
                 continue
-            d = differing(tracker.boards[i].tolist())
+            d = differing_pits(tracker.boards[i].tolist(), seen)
             if d < fewest:
                 fewest, found = d, {hist}
             elif d == fewest and found:
@@ -1406,6 +1400,17 @@ class Referee:
             },
             "seq": self._seq,
         }
+
+
+def _accrued(per_s: float, most: float, before: float, now: float) -> float:
+    """What ``per_s`` a second of still board comes to from ``before`` to ``now`` seconds
+    into it, where the whole still board pays at most ``most``.
+
+    >>> _accrued(-1.0, -3.5, 1.0, 2.5), _accrued(-1.0, -3.5, 3.0, 9.0)
+    (-1.5, -0.5)
+    """
+    cap = most / per_s
+    return per_s * (min(now, cap) - min(before, cap))
 
 
 def _counts_still_standing(

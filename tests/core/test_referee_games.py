@@ -210,6 +210,15 @@ def _growing_game(seed: int) -> Playthrough:
     return render_game(START, moves, GROWING, CAMERA, rng)
 
 
+def _sensor_at_camera_pace(kind: str, seed: int) -> tuple[Playthrough, Score]:
+    # A game of the referee bench's (a) model with one mistake of ``kind`` (seed as
+    # there): exact counts, 1 % off by one, at a camera's pace, scored with its settings.
+    play = seeded_game_with_mistake(START, kind, SENSOR_NOISE, CAMERA, seed)
+    assert play is not None
+    settings = {"sees_hands": True, "independent_frames": True}
+    return play, score(play, settings, keep_events=True)
+
+
 @pytest.mark.no_cover
 def test_a_capture_half_taken_on_a_still_board_is_not_believed() -> None:
     # The last move captures D, E and F; the still board after it reads the emptied E
@@ -318,29 +327,10 @@ def test_pits_of_the_other_side_taken_late_are_a_wrong_capture_not_a_lift() -> N
     # (-6), so the referee said "pit C was lifted" (illegal_move). Lifting a pit from
     # the other side to play it is rarer than one of the mover's own that the rules
     # forbid. (the bench's (a) model, seed 2000)
-    play = seeded_game_with_mistake(START, "wrong_capture", SENSOR_NOISE, CAMERA, 2000)
-    assert play is not None and play.expected[0].pits == {1, 2}
-    result = score(play, {"sees_hands": True, "independent_frames": True}, keep_events=True)
+    play, result = _sensor_at_camera_pace("wrong_capture", 2000)
+    assert play.expected[0].pits == {1, 2}
     assert [set(e["pits"]) for e in result.events if e.type == "wrong_capture"] == [{1, 2}]
     assert not [e for e in result.events if e.type == "illegal_move"]
-    assert result.found == 1 and result.false_alerts == 0 and result.followed
-
-
-@pytest.mark.no_cover
-def test_the_moves_a_disturbed_board_shows_are_confirmed_before_it_is_called_out() -> None:
-    # South's F captures a; before the board is ever still after it, a hand puts two
-    # seeds into b. No history explains the board, so it is out of sync; but the board
-    # is F's, done, but for b (and A, misread for a moment), and the last certain
-    # position differs in four pits. F is confirmed first, and the alert names b alone
-    # (it named A, F, a and b, counted from the move before). (the bench's (a) model,
-    # seed 2000)
-    play = seeded_game_with_mistake(START, "disturbed", SENSOR_NOISE, CAMERA, 2000)
-    assert play is not None and play.expected[0].pits == {7}
-    result = score(play, {"sees_hands": True, "independent_frames": True}, keep_events=True)
-    alerts = [e for e in result.events if e.type == "board_disturbed"]
-    before = [e for e in result.events if e.seq < alerts[0].seq and e.type == "move"]
-    assert len(before) == play.expected[0].move_index and before[-1]["name"] == "F"
-    assert alerts[-1]["pits"] == [7]
     assert result.found == 1 and result.false_alerts == 0 and result.followed
 
 
@@ -351,14 +341,20 @@ def test_two_mistakes_at_once_are_a_disturbed_board() -> None:
     # "F's capture missed, then North lifts a and sows both seeds into b" explains that
     # board exactly, with two mistakes: it was believed, the missed capture announced,
     # and the game lost for good. Two mistakes at once do not count as an explanation.
-    # (the bench's (a) model, seed 2000)
-    play = seeded_game_with_mistake(START, "disturbed", SENSOR_NOISE, CAMERA, 2000)
-    assert play is not None and play.expected[0].pits == {7}
-    result = score(play, {"sees_hands": True, "independent_frames": True}, keep_events=True)
+    # The board is F's, done, but for b (and A, misread for a moment), where the last
+    # certain position differs in four pits: F is confirmed before the board is called
+    # out of sync, and the alert names b alone (it named A, F, a and b, counted from the
+    # move before). (the bench's (a) model, seed 2000)
+    play, result = _sensor_at_camera_pace("disturbed", 2000)
+    assert play.expected[0].pits == {7}
     disturbed = [e for e in result.events if e.type == "board_disturbed"]
     assert disturbed and 7 in disturbed[-1]["pits"]
     assert not [e for e in result.events if e.type == "missed_capture"]
     assert result.followed
+    before = [e for e in result.events if e.seq < disturbed[0].seq and e.type == "move"]
+    assert len(before) == play.expected[0].move_index and before[-1]["name"] == "F"
+    assert disturbed[-1]["pits"] == [7]
+    assert result.found == 1 and result.false_alerts == 0
 
 
 @pytest.mark.no_cover
