@@ -69,6 +69,10 @@ def bind_socket(host: str, port: int) -> socket.socket:
         if family == socket.AF_INET6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         sock.bind(address)
+        # Listen now: with SO_REUSEADDR, Linux lets two sockets bind one port while
+        # neither listens, so two services started at once both passed the bind and the
+        # second failed later, in the server's startup, after its session log was made.
+        sock.listen(2048)
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:

@@ -67,6 +67,21 @@ def test_a_port_in_use_is_one_line_and_no_phantom_game(tmp_path: Path) -> None:
     _nothing_recorded(data)
 
 
+def test_two_services_starting_on_one_port_the_second_is_refused_at_preflight() -> None:
+    """Both bind with SO_REUSEADDR, which Linux allows twice while neither socket listens:
+    the second service then failed in the server's startup, after making its session log
+    (a hall test's board had two logs). The preflight's socket listens at once."""
+    from companion.service.preflight import StartError, bind_socket
+
+    port = free_port()
+    first = bind_socket("127.0.0.1", port)
+    try:
+        with pytest.raises(StartError, match="already in use"):
+            bind_socket("127.0.0.1", port).close()
+    finally:
+        first.close()
+
+
 def test_a_data_directory_that_cannot_be_written_is_named(tmp_path: Path) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
