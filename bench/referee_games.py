@@ -139,6 +139,8 @@ class Tally:
     latency: list[float] = field(default_factory=list)
     oracle_moves: int = 0
     oracle_right: int = 0
+    oracle_games: int = 0
+    """Games in which the oracle names every move right."""
     mistakes: int = 0
     found: int = 0
     missed_kinds: dict[str, int] = field(default_factory=dict)
@@ -162,6 +164,7 @@ class Tally:
         self.latency += s.latency
         self.oracle_moves += oracle_moves
         self.oracle_right += oracle_right
+        self.oracle_games += oracle_right == oracle_moves
         if not s.followed:
             self.lost.append(label)
 
@@ -275,7 +278,8 @@ def report(model: Model, t: Tally) -> str:
         f"  delay to confirmation          median {_q(t.delays, 0.5):.2f} s,"
         f" p99 {_q(t.delays, 0.99):.2f} s",
         f"  oracle: moves right            {t.oracle_right}/{t.oracle_moves}"
-        f" (referee: {t.moves - t.wrong}/{t.moves} named right)",
+        f" (referee: {t.moves - t.wrong}/{t.moves} named right),"
+        f" games with every move right {t.oracle_games}/{t.games}",
         f"  mistakes found                 {t.found}/{t.mistakes}"
         + (f"  missed: {t.missed_kinds}" if t.missed_kinds else ""),
         f"  desyncs found again            {t.resynced}/{t.desyncs}, still boards median "

@@ -202,6 +202,10 @@ class Referee:
         """Successive observations that showed each mistaken board sure."""
         self._since: dict[Any, float] = {}
         """Since when each thing that waits to be said has been seen on a still board."""
+        self._due = None
+        """A mistake shown on the last still board, not yet said: (board, key, mistake)."""
+        self._forgiven = False
+        """The last still reading was taken for one cell's glitch."""
         self._ready: Record | None = None
         self._touched: int | None = None
         self._provisional: tuple[Record, int] | None = None
@@ -365,6 +369,8 @@ class Referee:
                 self._looked[i] = s
 
     _last_still_elapsed = 0.0
+    _due: tuple[Any, Any, Any] | None = None
+    _forgiven = False
     _last_obs_t = -math.inf
     _gap = math.inf
     """Seconds between the last two observations (see :data:`tracker.HANDOVER`)."""
@@ -374,7 +380,16 @@ class Referee:
     def _judge(self, obs: Observation, settled: bool, previous_still: float | None) -> list[Event]:
         ev, key = self._evidence(obs, settled, previous_still)
         if self._sync is not None:
+            self._due = None
             return self._while_out_of_sync(obs, ev, key)
+        overdue = self._overdue_mistake(obs, settled)
+        if overdue:
+            return [*overdue, *self._judged(obs, settled, ev, key)]
+        return self._judged(obs, settled, ev, key)
+
+    def _judged(
+        self, obs: Observation, settled: bool, ev: Evidence, key: tuple[Any, ...]
+    ) -> list[Event]:
         if self._pending_check is not None and settled:
             cause, before = self._pending_check
             self._pending_check = None
@@ -669,24 +684,63 @@ class Referee:
         # second seed dropped in a pit, or the move done and the next one sown the wrong
         # way): the likeliest is said.
         what = ("mistake", board)
-        for other in [w for w in self._since if w[0] == "mistake" and w != what]:
+        held = [w for w in self._since if w[0] == "mistake" and w != what]
+        sure = bool(masses) and sum(masses.values()) >= self.alert_mass
+        if not sure and self.independent_frames and not self._forgiven and len(held) == 1:
+            shown = held[0][1]
+            off = [i for i, (a, b) in enumerate(zip(shown, board, strict=True)) if a != b]
+            if len(off) == 1 and shown[off[0]] == self.position.pits[off[0]]:
+                # One cell's glitch for one reading, in a pit the mistake and the moves
+                # since left alone (a sensor's noise changes frame to frame; a pit in
+                # twelve is off in one reading of nine at 1 %): the mistake's board still
+                # stands, and its clock goes on.
+                self._forgiven = True
+                return []
+        self._forgiven = False
+        for other in held:
             del self._since[other]  # another board since: its clock starts again
         self._sure_frames = {w: n for w, n in self._sure_frames.items() if w == what}
-        if not masses or sum(masses.values()) < self.alert_mass:
+        self._due = None
+        if not sure:
             self._since.pop(what, None)  # no longer sure: its clock starts again
             self._sure_frames.pop(what, None)
             return []
         k = max(masses, key=lambda m: masses[m])
         said = k[:2]  # once per mistake, whatever board it is seen on
-        frames = self._sure_frames[what] = self._sure_frames.get(what, 0) + 1
-        if said in self._emitted or not self._lasts(what, t):
+        self._sure_frames[what] = self._sure_frames.get(what, 0) + 1
+        if said in self._emitted:
             return []
-        if self.independent_frames and frames < 2 and not self._told:
-            # A sensor cell's glitch can stand for a second (a board that does not change
-            # is sent again only now and then): a mistake needs a second reading of it.
+        if not self._lasts(what, t) or not self._read_twice(what):
+            # Judged again when the board changes (:meth:`_overdue_mistake`)
+            self._due = (what, said, makers[k])
             return []
         self._emitted.update({said, what})
         return [self._alert(t, makers[k].alert())]
+
+    def _read_twice(self, what: Any) -> bool:
+        """A sensor cell's glitch can stand for a second (a board that does not change is
+        sent again only now and then): from such a source a mistake needs a second reading
+        of its board."""
+        return not self.independent_frames or self._sure_frames.get(what, 0) >= 2 or self._told
+
+    def _overdue_mistake(self, obs: Observation, settled: bool) -> list[Event]:
+        """The mistake a still board showed, said when that board ends if it stood for
+        ``settle_time``: a source that sends a board only when it changes (and now and then
+        again) may have read it last well before that, while it still stood."""
+        due, self._due = self._due, None
+        if due is None:
+            return []
+        what, said, maker = due
+        if settled and best_counts(self._readings(obs)) == what[1]:
+            self._due = due  # still shown: judged by _mistake_alerts
+            return []
+        since = self._since.get(what)
+        if since is None or obs.t - since < self.settle_time or said in self._emitted:
+            return []
+        if not self._read_twice(what):
+            return []
+        self._emitted.update({said, what})
+        return [self._alert(obs.t, maker.alert())]
 
     def _touch_move(self, t: float) -> list[Event]:
         """Touch-move: the first pit seen lifted is the move; another one lifted is an alert."""
