@@ -404,7 +404,12 @@ class Referee:
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
             if not self._explains(obs, fit.deficit, fit.board):
-                saved.restore(tracker)  # nothing explains it: it tells nothing about the game
+                if not (settled and self.sees_hands and self.independent_frames):
+                    saved.restore(tracker)  # nothing explains it: it tells nothing about the game
+                # (but a still board with the hands seen away, from a source whose noise
+                # changes frame to frame, is evidence all the same: two cells glitching
+                # in one reading can mimic a one-seed move, and the next reading, one cell
+                # off and so unexplained, is what shows the move was never played)
                 start = Position.initial(self.position.ruleset)
                 if settled and start != self.position and self._explains_board(obs, ev, start.pits):
                     # The players laid out a new game mid-game (they started again): at
