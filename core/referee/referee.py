@@ -356,6 +356,9 @@ class Referee:
             hand_pits,
             self._gap,
             wait,
+            # a sensor board under the pits reads each seed as it lands
+            ends_seen=self.independent_frames and not self.sees_hands,
+            t=obs.t,
         )
         return ev, (
             readings,

@@ -53,7 +53,10 @@ by the opponent playing it under the mover's hand, in the same tenth of a
 second as the mover's last seeds. (It also spares building the next move's
 stages at every frame.) A capture left on the board is the exception: the
 board waits with the capture pending, and the next player's lift is what
-misses it.
+misses it. A source that reads each seed as it lands (a sensor board) reads a
+move's end when it happens, so there a history that begins a move within
+:data:`QUICKEST_LIFT` of the observation that read its last move done pays
+:data:`QUICK_START`.
 
 Nodes are pruned by weight (:data:`PRUNE` below the best, at most
 :data:`WIDTH`), never by time. :meth:`Tracker.masses` gives the posterior mass
@@ -115,6 +118,14 @@ STRAY_HANDS = -2.0
 #: Seconds one player's last seed and capture, the hand leaving and the other player's
 #: hand reaching and lifting a pit take at the very quickest.
 HANDOVER = 0.5
+#: Seconds between the reading of a move's last seed landing and the next player's lift
+#: that no hand beats, where a source reads each seed as it lands (a sensor board, ten
+#: readings a second): two frames. The bench's quickest players take 0.3 s.
+QUICKEST_LIFT = 0.2
+#: Log prior of a history that begins a move sooner than that: two cells misread in one
+#: reading can mimic a one-seed move, and the next reading, the board back as it was, a
+#: move begun at once would "explain" as the next player sowing a seed back the wrong way.
+QUICK_START = -30.0
 #: How far along the ring of pits from a pit whose count changed a hand may be and still
 #: be at that move's work (it hides the pit it is over and its neighbours, and a pit
 #: sown and played again in between changes nothing itself).
@@ -146,6 +157,11 @@ class Evidence:
     capture_wait: float = 0.0
     """What nodes with a capture pending pay for this observation (see
     :data:`CAPTURE_WAIT_PER_S`)."""
+    ends_seen: bool = False
+    """The source reads each seed as it lands, so a move's end is read when it happens
+    (see :data:`QUICK_START`)."""
+    t: float = 0.0
+    """The observation's time (seconds)."""
 
     @property
     def hands(self) -> bool:
@@ -248,6 +264,13 @@ class Tracker:
         """Moves in each node's history at the last still board."""
         self.still_boards: IntArray = self.boards.copy()
         """Each node's board at the last still board."""
+        self.ended_at: FloatArray = np.full(1, -math.inf)
+        """When the observation that read each node's last move done was made."""
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # (a checkpoint written before ended_at was kept: every move long done)
+        state.setdefault("ended_at", np.full(len(state["keys"]), -math.inf))
+        self.__dict__.update(state)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its caches (the graphs past the root, the reaches): they are
@@ -545,6 +568,14 @@ class Tracker:
             still_moves = depth
             still_boards = boards
         prior = self.prior[parents] + costs
+        moved_now = np.concatenate([r.moved for r in reaches])
+        ended_at = self.ended_at[parents]
+        if ev.ends_seen:
+            beam = len(self.keys)
+            idle = np.array([k[1] == ("idle",) for k in self.keys], dtype=bool)
+            begun = (owner < beam) & idle[parents] & (boards != self.boards[parents]).any(axis=1)
+            prior = prior + np.where(begun & (ev.t - ended_at < QUICKEST_LIFT), QUICK_START, 0.0)
+        ended_at = np.where(moved_now > 0, ev.t, ended_at)
         scores = prior + closed + opened.sum(axis=1)
 
         fits = ev_rows.sum(axis=1)
@@ -584,6 +615,7 @@ class Tracker:
         self.in_hand = hands[idx]
         self.still_moves = still_moves[idx]
         self.still_boards = still_boards[idx]
+        self.ended_at = ended_at[idx]
         # Weights only matter relative to each other: keep them near zero.
         self.prior = prior[idx] - float(scores[order[0]])
         self._pay_pending(ev.capture_wait)
@@ -677,6 +709,7 @@ class Tracker:
         self.in_hand = self.in_hand[idx]
         self.still_moves = np.maximum(0, self.still_moves[idx] - 1)
         self.still_boards = self.still_boards[idx]
+        self.ended_at = self.ended_at[idx]
         return new_root
 
     def reset(self, graph: MoveGraph, keys: Iterable[StageKey] = (("idle",),)) -> None:
@@ -694,6 +727,7 @@ class Tracker:
         self.open = np.zeros((len(ks), self.n))
         self.still_moves = np.zeros(len(ks), dtype=np.int64)
         self.still_boards = self.boards.copy()
+        self.ended_at = np.full(len(ks), -math.inf)
 
     # -- state as data -------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -721,6 +755,7 @@ class Tracker:
         self.still_boards = np.array(
             data.get("still_boards", self.boards.tolist()), dtype=np.int64
         ).reshape(-1, self.n)
+        self.ended_at = np.full(len(self.keys), -math.inf)
 
 
 #: The stages that are a mistake under way.
@@ -777,11 +812,15 @@ class Snapshot:
 
     @classmethod
     def of(cls, t: Tracker) -> Snapshot:
-        arrays = (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards)
+        arrays = (
+            t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards,
+            t.ended_at,
+        )  # fmt: skip
         return cls(t.keys, arrays)
 
     def restore(self, t: Tracker) -> None:
         t.keys = self.keys
-        (t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards) = (
-            self.arrays
-        )
+        (
+            t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards,
+            t.ended_at,
+        ) = self.arrays  # fmt: skip
