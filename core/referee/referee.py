@@ -385,10 +385,8 @@ class Referee:
         if self._sync is not None:
             self._due = None
             return self._while_out_of_sync(obs, ev, key)
-        overdue = self._overdue_mistake(obs, settled)
-        if overdue:
-            return [*overdue, *self._judged(obs, settled, ev, key)]
-        return self._judged(obs, settled, ev, key)
+        overdue = self._overdue_mistake(obs, settled)  # (before this reading moves it on)
+        return [*overdue, *self._judged(obs, settled, ev, key)]
 
     def _judged(
         self, obs: Observation, settled: bool, ev: Evidence, key: tuple[Any, ...]
@@ -722,8 +720,11 @@ class Referee:
             # Judged again when the board changes (:meth:`_overdue_mistake`)
             self._due = (what, said, makers[k])
             return []
+        return [self._say_mistake(what, said, makers[k], t)]
+
+    def _say_mistake(self, what: Any, said: Any, maker: Any, t: float) -> Event:
         self._emitted.update({said, what})
-        return [self._alert(t, makers[k].alert())]
+        return self._alert(t, maker.alert())
 
     def _read_twice(self, what: Any) -> bool:
         """A sensor cell's glitch can stand for a second (a board that does not change is
@@ -747,8 +748,7 @@ class Referee:
             return []
         if not self._read_twice(what):
             return []
-        self._emitted.update({said, what})
-        return [self._alert(obs.t, maker.alert())]
+        return [self._say_mistake(what, said, maker, obs.t)]
 
     def _touch_move(self, t: float) -> list[Event]:
         """Touch-move: the first pit seen lifted is the move; another one lifted is an alert."""

@@ -538,9 +538,8 @@ class Tracker:
         # (an extra candidate's "suffix" is its whole history: its parent's depth is not added)
         beam_depth = np.array([len(k[0]) for k in self.keys] + [0], dtype=np.int64)
         owner = np.repeat(np.arange(len(reaches)), sizes)
-        depth = beam_depth[np.minimum(owner, len(self.keys))] + np.concatenate(
-            [r.moved for r in reaches]
-        )
+        moved_now = np.concatenate([r.moved for r in reaches])
+        depth = beam_depth[np.minimum(owner, len(self.keys))] + moved_now
 
         # Evidence, pit by pit: a pit's look ends when the pile changes (in this history) or
         # the reading changes its mind; its evidence then stays with the history.
@@ -568,7 +567,6 @@ class Tracker:
             still_moves = depth
             still_boards = boards
         prior = self.prior[parents] + costs
-        moved_now = np.concatenate([r.moved for r in reaches])
         ended_at = self.ended_at[parents]
         if ev.ends_seen:
             beam = len(self.keys)
