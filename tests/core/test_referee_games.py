@@ -23,6 +23,7 @@ from core.referee.playthrough import (
     GROWING,
     SENSOR,
     SENSOR_NOISE,
+    BeliefModel,
     Pace,
     Playthrough,
     desync_session,
@@ -204,13 +205,13 @@ def test_a_count_settles_which_of_two_orders_was_played() -> None:
     assert named == [5, 6, 1, 10], [(e.type, e.get("text")) for e in events]
 
 
-def _growing_game(seed: int) -> Playthrough:
-    # A clean full game of the referee bench (bench/referee_games.py, model (b), seed as
-    # there): a camera whose belief spreads as piles grow, every misread held frame
-    # after frame.
+def _clean_game(seed: int, beliefs: BeliefModel = GROWING, pace: Pace = CAMERA) -> Playthrough:
+    # A clean full game of the referee bench (bench/referee_games.py, seed as there); by
+    # default its model (b): a camera whose belief spreads as piles grow, every misread
+    # held frame after frame.
     rng = random.Random(seed)
     moves = random_full_game(START, rng)
-    return render_game(START, moves, GROWING, CAMERA, rng)
+    return render_game(START, moves, beliefs, pace, rng)
 
 
 def _sensor_at_camera_pace(kind: str, seed: int) -> tuple[Playthrough, Score]:
@@ -223,9 +224,7 @@ def _sensor_at_camera_pace(kind: str, seed: int) -> tuple[Playthrough, Score]:
 
 def _clean_sensor_game_at_camera_pace(seed: int) -> Score:
     # The bench's (a) model's clean game ``seed``, scored as the bench scores it.
-    rng = random.Random(seed)
-    moves = random_full_game(START, rng)
-    play = render_game(START, moves, SENSOR_NOISE, CAMERA, rng)
+    play = _clean_game(seed, SENSOR_NOISE, CAMERA)
     return score(play, SENSOR_AT_CAMERA_PACE, keep_events=True)
 
 
@@ -235,7 +234,7 @@ def test_a_capture_half_taken_on_a_still_board_is_not_believed() -> None:
     # as 1, as likely 0 as the 2 a capture half taken (D and F gone, E not yet) would
     # leave. A hand carrying seeds to the store is over the board: a still board with
     # every pit in view shows the capture done.
-    play = _growing_game(1004)
+    play = _clean_game(1004)
     result = score(play, presets.CAMERA, keep_events=True)
     assert result.followed
     last = play.done_at[-1]
@@ -247,7 +246,7 @@ def test_a_doubt_no_later_move_settles_does_not_hold_the_game_back() -> None:
     # Two lines fit the board (one move, or three) and every move since explains the
     # board as well in both: after STALE_DEPTH (10) moves the likelier is taken and the game
     # goes on, where it waited for an answer for the 24 moves left before.
-    play = _growing_game(1088)
+    play = _clean_game(1088)
     result = score(play, presets.CAMERA, keep_events=True)
     assert result.followed
     settled = [e for e in result.events if "without settling the doubt" in e.get("text", "")]
@@ -261,7 +260,7 @@ def test_a_person_answering_the_question_settles_the_last_move() -> None:
     # played, or its seed sown the wrong way all fit (about 0.69, 0.17 and 0.13).
     # Nobody answering, the last move stays in doubt; a person who counts A and f three
     # seconds after the question settles it.
-    play = _growing_game(1091)
+    play = _clean_game(1091)
     alone = score(play, presets.CAMERA)
     assert not alone.followed and alone.named == play.moves[:-1]
     helped = score(play, presets.CAMERA, keep_events=True, answer=3.0)
@@ -276,7 +275,7 @@ def test_a_capture_the_camera_reads_half_taken_at_the_games_end_is_named() -> No
     # 2 (capture pending), frame after frame. A capture left pending on a still board
     # grows less likely each second: nobody answering, the last move is named, where it
     # stayed in doubt for good before.
-    play = _growing_game(1037)
+    play = _clean_game(1037)
     alone = score(play, presets.CAMERA)
     assert alone.followed and alone.named == play.moves
 
@@ -287,7 +286,7 @@ def test_a_mistake_as_likely_as_a_misread_is_asked_about() -> None:
     # fits South lifting A out of turn (a mistake, as unlikely as the misread). Neither
     # is sure: the referee asks to count f instead of leaving the move unconfirmed
     # without a word, and the count settles it.
-    play = _growing_game(1072)
+    play = _clean_game(1072)
     alone = score(play, presets.CAMERA, keep_events=True)
     last = play.done_at[-1]
     asked = [e for e in alone.events if e.type == "ambiguous" and e.t >= last]
@@ -304,7 +303,7 @@ def test_no_move_is_believed_played_under_the_movers_hand() -> None:
     # then c" explained the frames if c was lifted and sown in the 0.2 s between two
     # frames while South's hand was still sowing and capturing. One hand at a time
     # (tracker.HANDOVER): the game is now followed to its end, a person answering.
-    play = _growing_game(1057)
+    play = _clean_game(1057)
     thirteenth = play.moves[13]
     assert thirteenth != 8  # (North's actual move there is not c)
     result = score(play, presets.CAMERA, answer=3.0)
@@ -391,10 +390,7 @@ def test_a_move_begun_as_the_last_one_ends_is_not_believed_from_a_sensor_board()
     # North sowing a's seed back into F the wrong way" explained, so F was confirmed and
     # the game lost. A board that reads each seed as it lands reads a move's end when
     # it happens, and nobody lifts the next pit within two readings of it.
-    rng = random.Random(3067)
-    moves = random_full_game(START, rng)
-    play = render_game(START, moves, SENSOR_NOISE, SENSOR, rng)
-    result = score(play, presets.SENSOR, keep_events=True)
+    result = score(_clean_game(3067, SENSOR_NOISE, SENSOR), presets.SENSOR, keep_events=True)
     assert result.followed and result.wrong_moves == 0 and result.false_alerts == 0
 
 
