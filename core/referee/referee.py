@@ -184,6 +184,8 @@ class Referee:
     def _reset_game(self, start: Position) -> None:
         self.start = start
         self.moves: list[MoveOutcome] = []
+        self._missed: list[bool] = []
+        """For each move, whether its capture was left on the board."""
         self._history: list[tuple[Position, MoveOutcome | None]] = []
         self.alerts: list[Event] = []
         self._tracker = Tracker(start)
@@ -556,6 +558,7 @@ class Referee:
             after = out.position
         self._history.append((self.position, out))
         self.moves.append(out)
+        self._missed.append(missed)
         move = self._move_event(t, out, after, capture_missed=missed, provisional=provisional)
         self._tracker.commit(record)
         if self._told:
@@ -1259,6 +1262,7 @@ class Referee:
         previous, out = self._history.pop()
         if out is not None and self.moves and self.moves[-1] is out:
             self.moves.pop()
+            self._missed.pop()
         self._tracker.reset(MoveGraph(previous, self._last_move()))
         self._new_position(keep_counts=False)
         self._sync = None
@@ -1441,14 +1445,15 @@ class Referee:
             "phase": self.phase,
             "start": self.start.to_json(),
             "moves": [
+                # (as the move's event has it: a capture left on the board is not counted)
                 {
                     "player": o.player,
                     "pit": o.pit,
                     "name": o.name,
-                    "notation": o.notation,
-                    "captured": o.captured,
+                    "notation": o.name if missed else o.notation,
+                    "captured": 0 if missed else o.captured,
                 }
-                for o in self.moves
+                for o, missed in zip(self.moves, self._missed, strict=True)
             ],
             "provisional": provisional,
             "alerts": [a.to_json() for a in self.alerts],

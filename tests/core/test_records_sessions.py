@@ -71,6 +71,26 @@ def test_a_missed_capture_keeps_every_move() -> None:
     assert "missed" in record.to_text().splitlines()[k + 1]
 
 
+def test_the_referees_state_lists_a_missed_capture_as_its_move_event_did() -> None:
+    # The page draws the move list from the state when it opens and from the move events
+    # after: the state listed the missed capture as "f+3", the event as "f" (a live
+    # page's test saw the two disagree once the virtual board left a capture).
+    start, moves, k, _ = _missed_capture_session()
+    session = render_game(
+        start, moves[: k + 2], style="settled", seed=8, mistakes=[(k, "missed_capture")]
+    )
+    referee = Referee(start)
+    events = [e for obs in session.observations for e in referee.observe(obs)]
+    played = [e for e in events if e.type == "move"]
+    assert played[k]["capture_missed"] is True and played[k]["captured"] == 0
+    listed = referee.state()["moves"]
+    assert [m["notation"] for m in listed] == [e["notation"] for e in played]
+    assert [m["captured"] for m in listed] == [e["captured"] for e in played]
+    assert listed[k]["captured"] == 0 and "+" not in listed[k]["notation"]
+    referee.undo(played[-1].t + 1)
+    assert [m["notation"] for m in referee.state()["moves"]] == [e["notation"] for e in played[:-1]]
+
+
 def test_a_missed_capture_comment_on_a_move_that_captures_nothing_is_refused() -> None:
     with pytest.raises(RecordError, match="captures nothing to miss"):
         GameRecord.from_ogn("1. F {capture missed: 2 seeds left in a} *")
