@@ -510,9 +510,17 @@ class Referee:
             if mass < threshold and not stale:
                 self._ready = None
                 break
-            if self.independent_frames and self._ready != record and not self._told:
+            if (
+                self.independent_frames
+                and self._ready != record
+                and not self._told
+                and t - self._last_change < self.settle_time
+            ):
                 # A source whose noise changes frame to frame: sure at one observation,
                 # confirmed if still sure at the next (one glitching frame is not a move).
+                # A reading that has stood unchanged for the settle time is no glitching
+                # frame: a move sure on it (the game's last ones, once their doubt is
+                # closed by time) needs no reading more, which may never come.
                 self._ready = record
                 break
             events += self._confirm_record(record, t, stale=stale, ended=ended)
@@ -527,7 +535,20 @@ class Referee:
         if self._question is not None:
             # (the epsilon: frames a whole ambiguity time apart)
             return t - self._question_at >= self.ambiguity_time - 1e-6
-        return not self._worth_asking(self._classes())
+        classes = self._classes()
+        return not self._worth_asking(classes) or self._which_moves(classes) == []
+
+    def _which_moves(self, classes: list[tuple[float, Any, int]]) -> list[int] | None:
+        """Where the likeliest two explanations leave the very same board, the two moves to
+        ask a person to choose between, or ``[]`` where they are not two moves (a move and
+        a mistake that sows the same seeds: no count and no question can tell them apart).
+        None where the boards differ (a count tells)."""
+        tracker = self._tracker
+        (_, top, a), (_, runner, b) = classes[0], classes[1]
+        if tracker.stage(tracker.keys[a]).board != tracker.stage(tracker.keys[b]).board:
+            return None
+        moves = sorted({c[1][0] for c in (top, runner) if c[0] == "done"})
+        return moves if len(moves) == 2 else []
 
     def _confirm_record(
         self, record: Record, t: float, *, stale: bool = False, ended: bool = False
@@ -853,11 +874,10 @@ class Referee:
             return self._stalled(obs.t, a)
         if not self._worth_asking(classes):
             return []
-        runner = classes[1][1]
-        if board_of[0] == board_of[1]:
+        moves = self._which_moves(classes)
+        if moves is not None:
             # Different moves that leave the very same board: no reading can ever tell.
-            moves = sorted({c[1][0] for c in (top, runner) if c[0] == "done"})
-            return self._ask_which_move(obs.t, moves) if len(moves) == 2 else []
+            return self._ask_which_move(obs.t, moves) if moves else []
         ended = tracker.best_position().is_over
         if still_for < (self.settle_time if ended else self.ambiguity_time):
             # (Mid-game the next move's sowing may settle the doubt. After a game's last
