@@ -209,6 +209,8 @@ class Referee:
         self._forgiven = False
         """The last still reading was taken for one cell's glitch."""
         self._ready: Record | None = None
+        self._ready_seen: set[int] = set()
+        """The pits ``_ready`` changed that were in view when it was first sure."""
         self._touched: int | None = None
         self._provisional: tuple[Record, int] | None = None
         self._question: int | None = None
@@ -512,19 +514,40 @@ class Referee:
                 break
             if (
                 self.independent_frames
-                and self._ready != record
                 and not self._told
                 and t - self._last_change < self.settle_time
             ):
                 # A source whose noise changes frame to frame: sure at one observation,
-                # confirmed if still sure at the next (one glitching frame is not a move).
-                # A reading that has stood unchanged for the settle time is no glitching
-                # frame: a move sure on it (the game's last ones, once their doubt is
-                # closed by time) needs no reading more, which may never come.
-                self._ready = record
-                break
+                # confirmed if still sure at the next that sees again the pits the move
+                # changed and the first one saw (one glitching frame is not a move, and
+                # a hand over those pits at the next says nothing new). A reading that
+                # has stood unchanged for the settle time is no glitching frame: a move
+                # sure on it (the game's last ones, once their doubt is closed by time)
+                # needs no reading more, which may never come.
+                in_view = self._in_view()
+                if self._ready != record:
+                    self._ready = record
+                    self._ready_seen = self._changed_pits(record) & in_view
+                    break
+                if not self._ready_seen <= in_view:
+                    break
             events += self._confirm_record(record, t, stale=stale, ended=ended)
         return events
+
+    def _in_view(self) -> set[int]:
+        obs = self._last_obs
+        if obs is None:
+            return set()
+        return {i for i, r in enumerate(self._readings(obs)) if r is not None}
+
+    def _changed_pits(self, record: Record) -> set[int]:
+        """The pits whose count ``record`` changes."""
+        out = self._tracker.graph(()).outcome(record[0])
+        after = missed_capture_position(out) if record[1] else out.position
+        assert after is not None
+        return {
+            i for i, (a, b) in enumerate(zip(self.position.pits, after.pits, strict=True)) if a != b
+        }
 
     def _end_doubt_closed(self, t: float) -> bool:
         """Whether a doubt about a game's last moves will stay as it is: a question about it

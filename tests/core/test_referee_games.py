@@ -399,6 +399,18 @@ def test_a_games_end_doubted_only_against_a_mistake_with_the_same_board_is_confi
 
 
 @pytest.mark.no_cover
+def test_a_move_sure_through_one_glitch_waits_to_see_its_pits_again() -> None:
+    # A clean game of the bench's (a) model (seed 4069): South plays C, its one seed into
+    # D. At 241.1 s, a hand over B, C and D, the cell of E glitches (1 for none): South's
+    # D, its seed into E, to the letter. The next reading, 0.1 s later, has the hand
+    # over C, D and E: nothing there said otherwise, so D was sure at two readings and
+    # confirmed, and the game lost. The second look must see again the pits the move
+    # changed that the first one saw.
+    result = _clean_sensor_game_at_camera_pace(4069)
+    assert result.followed and result.wrong_moves == 0 and result.false_alerts == 0
+
+
+@pytest.mark.no_cover
 def test_a_move_begun_as_the_last_one_ends_is_not_believed_from_a_sensor_board() -> None:
     # A clean game of the bench's (d) model (seed 3067), a sensor board read seed by
     # seed: at 125.4 s the cells of F and a glitch together (F 0 for its one seed, a 1
