@@ -634,7 +634,7 @@ class Referee:
         provisional: int | None = None,
     ) -> Event:
         captures = [] if capture_missed else [[p, c] for p, c in out.captures]
-        captured = 0 if capture_missed else out.captured
+        notation, captured = _as_played(out, capture_missed)
         extra: dict[str, Any] = {} if provisional is None else {"provisional": provisional}
         return self._event(
             "move",
@@ -642,7 +642,7 @@ class Referee:
             player=out.player,
             pit=out.pit,
             name=out.name,
-            notation=f"{out.name}+{captured}" if captured else out.name,
+            notation=notation,
             seeds=out.seeds,
             sown=list(out.sown),
             captures=captures,
@@ -1488,15 +1488,15 @@ class Referee:
             "phase": self.phase,
             "start": self.start.to_json(),
             "moves": [
-                # (as the move's event has it: a capture left on the board is not counted)
                 {
                     "player": o.player,
                     "pit": o.pit,
                     "name": o.name,
-                    "notation": o.name if missed else o.notation,
-                    "captured": 0 if missed else o.captured,
+                    "notation": notation,
+                    "captured": captured,
                 }
                 for o, missed in zip(self.moves, self._missed, strict=True)
+                for notation, captured in [_as_played(o, missed)]
             ],
             "provisional": provisional,
             "alerts": [a.to_json() for a in self.alerts],
@@ -1521,6 +1521,12 @@ def _accrued(per_s: float, most: float, before: float, now: float) -> float:
     """
     cap = most / per_s
     return per_s * (min(now, cap) - min(before, cap))
+
+
+def _as_played(out: MoveOutcome, capture_missed: bool) -> tuple[str, int]:
+    """A move's notation and the seeds it captured, as played: a capture left on the board
+    counts none (the move's event and the state's move list both say it so)."""
+    return (out.name, 0) if capture_missed else (out.notation, out.captured)
 
 
 def _counts_still_standing(
