@@ -26,6 +26,7 @@ import argparse
 import math
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,8 @@ class Pile:
 
     positions: tuple[tuple[float, float, float], ...]
     tries: int
+    turns: tuple[tuple[float, float, float, float], ...] = ()
+    """Each seed's orientation as a quaternion (x, y, z, w), in the order of ``positions``."""
 
     def in_pit(self) -> int:
         """Seeds lying inside the rim (not on the wooden top around it)."""
@@ -198,6 +201,17 @@ def render_physics_pit(
     finally:
         pb.disconnect(client)
     return _finish(img, rng), pile
+
+
+def drop_pile(count: int, style: PitStyle, rng: np.random.Generator) -> Pile:
+    """Only the physics: where ``count`` seeds of ``style`` come to rest in its bowl."""
+    import pybullet as pb
+
+    client = pb.connect(pb.DIRECT)
+    try:
+        return _drop(pb, client, count, style, rng)
+    finally:
+        pb.disconnect(client)
 
 
 def pile_body(client: int) -> int:
@@ -297,11 +311,10 @@ def _drop(pb: Any, client: int, count: int, st: PitStyle, rng: np.random.Generat
             )
     for body in collars:  # gone before the photo (the rasteriser would draw them)
         pb.removeBody(body, physicsClientId=client)
-    positions = tuple(
-        tuple(float(v) for v in pb.getBasePositionAndOrientation(b, physicsClientId=client)[0])
-        for b in bodies
-    )
-    return Pile(positions, tries)  # type: ignore[arg-type]
+    poses = [pb.getBasePositionAndOrientation(b, physicsClientId=client) for b in bodies]
+    positions = tuple(tuple(float(v) for v in pos) for pos, _turn in poses)
+    turns = tuple(tuple(float(v) for v in turn) for _pos, turn in poses)
+    return Pile(positions, tries, turns)  # type: ignore[arg-type]
 
 
 REST_SPEED = 0.005
@@ -378,7 +391,18 @@ def _finish(img: Image, rng: np.random.Generator) -> Image:
     return np.clip(noisy, 0, 255).astype(np.uint8)
 
 
-def build(out: Path, per_count: int, counts: range, seed: int = 0, size: int = 96) -> int:
+Renderer = Callable[[int, np.random.Generator, int], tuple[Image, Pile]]
+"""Makes one pit photo of a count at a size, from a generator: the physics and a picture."""
+
+
+def build(
+    out: Path,
+    per_count: int,
+    counts: range,
+    seed: int = 0,
+    size: int = 96,
+    render: Renderer = render_physics_pit,
+) -> int:
     """Write ``per_count`` photos of each count under ``out/<count>/``; keep those there."""
     jobs = [(c, k) for c in counts for k in range(per_count)]
     todo = [(c, k) for c, k in jobs if not (out / str(c) / f"{k:05d}.png").exists()]
@@ -386,7 +410,7 @@ def build(out: Path, per_count: int, counts: range, seed: int = 0, size: int = 9
     for n, (c, k) in enumerate(todo, 1):
         # One generator per photo: photo (c, k) is the same whatever ran before it.
         rng = np.random.default_rng([seed, c, k])
-        img, _pile = render_physics_pit(c, rng, size)
+        img, _pile = render(c, rng, size)
         folder = out / str(c)
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".{k:05d}.png"
