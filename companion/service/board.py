@@ -650,7 +650,8 @@ class BoardRuntime:
         self._storage_ok()
         events = self.referee.command(line, t)  # CommandError: refused, nothing changed
         self._publish(events, names)
-        if cmd["command"] in ("set_position", "undo"):
+        if cmd["command"] in ("set_position", "undo") or any(e.type == "corrected" for e in events):
+            # (a late answer to a game's last question can take moves back too)
             self._publish_state()
         return events
 

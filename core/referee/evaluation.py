@@ -132,6 +132,11 @@ def score(
                 else:
                     out.wrong_moves += 1
                 confirmed += 1
+            elif e.type == "corrected" and e.get("ply") is not None:
+                # Moves taken back on a person's late answer (a game's end judged again):
+                # the record is what counts; the moves shown meanwhile stay counted wrong.
+                confirmed = int(e["ply"])
+                del out.named[confirmed:]
             elif e.type == "new_game" and e.get("auto"):
                 found_t = e.t if found_t is None else found_t
             elif (

@@ -38,6 +38,7 @@ How it decides (``docs/REFEREE.md`` says it in full):
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -128,6 +129,20 @@ class Counted:
     """Moves confirmed when it was given: it was about the board of the next one."""
 
 
+@dataclass(frozen=True, slots=True)
+class LateDoubt:
+    """A question about a game's last moves, unanswered when the game's end was judged: the
+    likelier line was taken, and a person's answer may still overturn it."""
+
+    alert_id: int
+    history: int
+    """Entries of the referee's history before the moves taken."""
+    board: tuple[int, ...]
+    """The board the line taken leaves (what a count is compared with)."""
+    tracker: Tracker
+    """The belief over the histories just before they were taken, to judge again from."""
+
+
 class Referee:
     """Keeps the game and decides what the board shows (see the module docstring)."""
 
@@ -216,6 +231,7 @@ class Referee:
         self._question: int | None = None
         self._question_at = 0.0
         """When the open question was asked."""
+        self._late: LateDoubt | None = None
         if not keep_counts:
             self._overrides: dict[int, Counted] = {}
         self._last_key = None
@@ -498,6 +514,7 @@ class Referee:
         board, also the likelier of a doubt :data:`STALE_DEPTH` moves old, or, ``game_end``,
         of a doubt about a game's end that will not be settled: :meth:`_end_doubt_closed`)."""
         events: list[Event] = []
+        late: tuple[LateDoubt, Event] | None = None
         while not self.position.is_over:
             masses = self._tracker.transposed_masses(1.0 - self.alert_mass)
             done = [(m, r) for r, m in masses.items() if r is not None]
@@ -531,8 +548,32 @@ class Referee:
                     break
                 if not self._ready_seen <= in_view:
                     break
+            if ended and stale and self._question is not None:
+                late = self._keep_open(self._question)
             events += self._confirm_record(record, t, stale=stale, ended=ended)
+        if late is not None and self.position.is_over:
+            # After the moves and the game's end (a page clears its cards at a move).
+            self._late, question = late
+            events.append(self._late_question(t, question, self._late))
         return events
+
+    def _keep_open(self, alert_id: int) -> tuple[LateDoubt, Event]:
+        """The game's end is taken with a question open: keep what judging it again on a
+        late answer needs, and take the question off the moves about to be confirmed (it
+        stays asked: :meth:`_late_question`)."""
+        tracker = self._tracker
+        question = next(a for a in self.alerts if a.get("alert_id") == alert_id)
+        board = tracker.stage(tracker.keys[tracker.best()]).board
+        late = LateDoubt(alert_id, len(self._history), board, copy.deepcopy(tracker))
+        self._question = None
+        return late, question
+
+    def _late_question(self, t: float, question: Event, late: LateDoubt) -> Event:
+        """The question again, saying what was taken: a person may still answer it."""
+        taken = [out.name for _, out in self._history[late.history :] if out is not None]
+        data = {k: v for k, v in question.data.items() if k != "names"}
+        data["text"] = wording.late_doubt_text(taken, str(question["text"]))
+        return self._alert(t, {"type": question.type, **data}, update=True)
 
     def _in_view(self) -> set[int]:
         obs = self._last_obs
@@ -1322,6 +1363,8 @@ class Referee:
     def confirm(
         self, t: float, *, pit: Any = None, count: Any = None, move: Any = None
     ) -> list[Event]:
+        if self._late is not None:
+            return self._late_answer(t, pit, count, move, self._late)
         rules = self.position.ruleset
         if move is not None:
             m = commands.move_pit(move, self.position)
@@ -1345,6 +1388,66 @@ class Referee:
             text=f"pit {rules.pit_name(p)} counted: {c} seeds",
         )
         return [ev, *self._redecide()]
+
+    def _late_answer(
+        self, t: float, pit: Any, count: Any, move: Any, late: LateDoubt
+    ) -> list[Event]:
+        """A person answers the question left open when the game's end was taken: where
+        the answer agrees with the line taken, the question is closed; where it does not,
+        the moves taken are taken back and the game's last moves judged again with it."""
+        root, first = self._history[late.history]
+        assert first is not None  # only moves are taken at a game's end
+        rules = root.ruleset
+        if move is not None:
+            m = commands.move_pit(move, root)
+            said = self._event("confirmed", t, move=m, text=f"move {rules.pit_name(m)} confirmed")
+            if m == first.pit:
+                return [said, self._settled_late(t, late)]
+            events = [said, *self._take_back(t, late), *self._confirm_record((m, False), t)]
+            return events + self._redecide()
+        p, c = commands.counted_pit(pit, count, root)
+        said = self._event(
+            "confirmed",
+            t,
+            pit=p,
+            name=rules.pit_name(p),
+            count=c,
+            text=f"pit {rules.pit_name(p)} counted: {c} seeds",
+        )
+        if late.board[p] == c:
+            return [said, self._settled_late(t, late)]
+        events = [said, *self._take_back(t, late)]
+        read = None if self._last_sig is None else self._last_sig[p]
+        self._overrides[p] = Counted(c, read, len(self.moves))
+        self._tracker.pay_stillness(COUNTING_STILL)
+        return events + self._redecide()
+
+    def _settled_late(self, t: float, late: LateDoubt) -> Event:
+        self._late = None
+        return self._restored(t, late.alert_id, "the doubt is settled")
+
+    def _take_back(self, t: float, late: LateDoubt) -> list[Event]:
+        """Back to just before the moves a game's end took: the position, the record and
+        the belief over the histories since."""
+        taken = [out.name for _, out in self._history[late.history :] if out is not None]
+        del self._history[late.history :]
+        del self.moves[len(self.moves) - len(taken) :]
+        del self._missed[len(self._missed) - len(taken) :]
+        self._tracker = late.tracker
+        closed = self._restored(t, late.alert_id, "")
+        self._new_position()
+        self._sync = None
+        return [
+            closed,
+            self._event(
+                "corrected",
+                t,
+                action="undo",
+                position=self.position.to_json(),
+                ply=len(self.moves),
+                text=wording.taken_back_text(taken, self.position.to_text()),
+            ),
+        ]
 
     def declare_cycle_end(self, t: float) -> list[Event]:
         ended = self.position.declare_cycle_end()

@@ -229,6 +229,25 @@ def stalled_text(out: MoveOutcome, left: int, seconds: float, ask: str, what: st
     )
 
 
+def late_doubt_text(taken: Sequence[str], question: str) -> str:
+    """A question about a game's last moves, left open once its end was judged."""
+    return (
+        f"the game ended without settling the doubt; {_listed(taken)} taken as the likelier"
+        f" line, and your answer still counts: {question}"
+    )
+
+
+def taken_back_text(taken: Sequence[str], position: str) -> str:
+    """The moves a game's end took, taken back on a person's late answer."""
+    return f"your answer does not fit {_listed(taken)}: judged again from {position}"
+
+
+def _listed(names: Sequence[str]) -> str:
+    if len(names) == 1:
+        return f"move {names[0]}"
+    return "moves " + ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
 def doubt_text(ask: str, what: str, explanations: int = 2) -> str:
     many = "two" if explanations == 2 else str(explanations)
     return f"count {ask}: the reading does not decide between {many} explanations ({what})"

@@ -15,6 +15,7 @@ import pytest
 
 from core import Observation, Position
 from core.referee import Event, Referee, presets
+from core.referee.commands import CommandError
 from core.referee.evaluation import Score, score
 from core.referee.playthrough import (
     CAMERA,
@@ -27,6 +28,7 @@ from core.referee.playthrough import (
     Pace,
     Playthrough,
     desync_session,
+    feed,
     game_with_mistake,
     games_in_a_row,
     random_full_game,
@@ -496,3 +498,76 @@ def test_what_is_prepared_between_readings_changes_nothing_the_referee_says() ->
     )
     assert [e.to_json() for e in prepared.events] == [e.to_json() for e in plain.events]
     assert prepared.followed and sum(built) > 100
+
+
+def _late_doubt_game() -> tuple[Playthrough, Referee, list[Event]]:
+    # A clean game of the bench's growing spread (seed 1193), played to the end of its
+    # readings with nobody answering. Its last moves: North's a (one seed into b), then
+    # South's F (one seed into a), change the board by one seed leaving F and one more in
+    # b, which one misread pile hides. Asked at once "F: 1 or 0, b: 0 or 1"; after the
+    # ambiguity time the game's end was taken on the likelier line, without a and F.
+    play = _clean_game(1193)
+    ref = Referee(START, **presets.CAMERA)
+    events = [e for item in play.timeline for e in feed(ref, item)]
+    return play, ref, events
+
+
+@pytest.mark.no_cover
+def test_a_late_count_judges_a_games_end_again() -> None:
+    play, ref, events = _late_doubt_game()
+    named = [int(e["pit"]) for e in events if e.type == "move"]
+    assert named != play.moves and ref.position.is_over
+    # The question stays open, saying what was taken, after the game's end.
+    asked = events[-1]
+    assert asked.type == "ambiguous" and asked.get("update") and events[-2].type == "game_over"
+    assert "moves e, B, c, C and f taken as the likelier line" in asked["text"]
+    assert [a.get("alert_id") for a in ref.alerts] == [asked["alert_id"]]
+    # A person counts F a second later: empty, not the line taken. Its moves are taken
+    # back, and with the count the game's last moves are judged again.
+    t = play.timeline[-1].t + 1
+    late = ref.command({"command": "confirm", "pit": "F", "count": 0}, t)
+    types = [e.type for e in late]
+    assert types[:3] == ["confirmed", "board_restored", "corrected"] and types[-1] == "game_over"
+    back = late[2]
+    assert back["ply"] == len(named) - 5 and back["action"] == "undo"
+    again = [int(e["pit"]) for e in late if e.type == "move"]
+    assert named[: back["ply"]] + again == play.moves
+    assert [m.pit for m in ref.moves] == play.moves and ref.position.is_over
+    assert ref.alerts == [] and ref.record().moves[-1] == play.moves[-1]
+
+
+@pytest.mark.no_cover
+def test_a_late_count_that_agrees_closes_the_games_last_question() -> None:
+    _play, ref, events = _late_doubt_game()
+    moves = len(ref.moves)
+    t = events[-1].t + 1
+    late = ref.command({"command": "confirm", "pit": "F", "count": 1}, t)
+    assert [e.type for e in late] == ["confirmed", "board_restored"]
+    assert late[1]["closes"] == events[-1]["alert_id"] and "settled" in late[1]["text"]
+    assert len(ref.moves) == moves and ref.alerts == []
+    # The other pit asked about, counted after, changes nothing.
+    after = ref.command({"command": "confirm", "pit": "b", "count": 0}, t + 1)
+    assert [e.type for e in after] == ["confirmed"] and len(ref.moves) == moves
+
+
+@pytest.mark.no_cover
+def test_the_bench_counts_a_game_whose_end_a_late_answer_corrected_as_followed() -> None:
+    play = _clean_game(1193)
+    assert not score(play, presets.CAMERA).followed
+    answered = score(play, presets.CAMERA, answer=3.0)
+    assert answered.followed and answered.wrong_moves == 5
+
+
+@pytest.mark.no_cover
+def test_a_late_move_named_judges_a_games_end_again() -> None:
+    # The same game's end, answered by naming the move played after South's E: North's a,
+    # not the e taken. The moves taken go back, a is confirmed, the rest judged again.
+    play, ref, events = _late_doubt_game()
+    t = events[-1].t + 1
+    with pytest.raises(CommandError):  # not a move of the position the doubt began at
+        ref.command({"command": "confirm", "move": "A"}, t)
+    late = ref.command({"command": "confirm", "move": "a"}, t)
+    types = [e.type for e in late]
+    assert types[:4] == ["confirmed", "board_restored", "corrected", "move"]
+    assert late[3]["name"] == "a" and types[-1] == "game_over"
+    assert [m.pit for m in ref.moves] == play.moves
