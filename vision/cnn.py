@@ -134,6 +134,45 @@ def _columns(x: Tensor) -> Tensor:
     return np.concatenate(taps, axis=3).reshape(n * h * w, 9 * c)
 
 
+SHIFTED_FROM = 8
+"""Input channels from which :func:`conv_same` sums shifted products instead of im2col."""
+
+
+def conv_same(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
+    """:func:`_conv` for counting only (no columns kept for a gradient), faster.
+
+    im2col copies nine taps of ``c`` floats for every pixel, and with 16 to 64 channels
+    that copy, not the product, took most of the time. Here the padded image is laid out
+    flat, row after row: each tap is then one contiguous slice of it, multiplied in
+    place, and the nine products are summed. The output is computed on the padded
+    width and its two extra columns dropped. With three input channels the products are
+    too thin for the matrix routine, and im2col stays.
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(2, 6, 5, 8)).astype(np.float32)
+    >>> w = rng.normal(size=(3, 3, 8, 4)).astype(np.float32)
+    >>> b = rng.normal(size=4).astype(np.float32)
+    >>> bool(np.allclose(conv_same(x, w, b), _conv(x, w, b)[0], atol=1e-4))
+    True
+    """
+    n, h, wd, c = x.shape
+    if c < SHIFTED_FROM:
+        return _conv(x, w, b)[0]
+    width = wd + 2
+    # One spare row below: the last taps of the last row read two floats past it.
+    padded = np.zeros((n, h + 3, width, c), np.float32)
+    padded[:, 1 : h + 1, 1 : wd + 1, :] = x
+    flat = padded.reshape(n, (h + 3) * width, c)
+    length = h * width
+    out = np.matmul(flat[:, :length, :], w[0, 0])
+    for k in range(1, 9):
+        dy, dx = divmod(k, 3)
+        off = dy * width + dx
+        out += np.matmul(flat[:, off : off + length, :], w[dy, dx])
+    out += b
+    return out.reshape(n, h, width, w.shape[3])[:, :, :wd, :]
+
+
 def _conv(x: Tensor, w: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     """'Same' 3×3 convolution, x (n, h, w, c) and w (3, 3, c, k) → (n, h, w, k), and the columns."""
     n, h, wd, _c = x.shape

@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.cnn import _conv, _decode, _encode, _pool, relative_to_wood, wood_ring
+from vision.cnn import _decode, _encode, _pool, conv_same, relative_to_wood, wood_ring
 from vision.image_types import Image
 from vision.model import softmax
 
@@ -163,7 +163,7 @@ class DeepNetwork:
         for m in LAYERS:
             if m:
                 w, b = next(convs)
-                a = np.maximum(_conv(a, w, b)[0], 0)
+                a = np.maximum(conv_same(a, w, b), 0)
             else:
                 a = _pool(a)[0]
         return np.concatenate([a.mean(axis=(1, 2)), a.max(axis=(1, 2))], axis=1)
