@@ -164,7 +164,7 @@ def conv_same(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
     padded[:, 1 : h + 1, 1 : wd + 1, :] = x
     flat = padded.reshape(n, (h + 3) * width, c)
     length = h * width
-    out = np.matmul(flat[:, :length, :], w[0, 0])
+    out: Tensor = np.matmul(flat[:, :length, :], w[0, 0])
     for k in range(1, 9):
         dy, dx = divmod(k, 3)
         off = dy * width + dx

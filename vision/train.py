@@ -161,8 +161,9 @@ def train_deep(
     if not check_crops:
         check_crops, check_labels = rendered_pits(max(200, samples // 20), seed + 1)
     network.temperature = DeepCounter.fit_temperature(network, check_crops, check_labels)
+    trained = len(crops) + sum(len(extra[0]) for extra in extras)
     return _save(
-        DeepCounter([network], "synthetic"), check_crops, check_labels, out, start, samples
+        DeepCounter([network], "synthetic"), check_crops, check_labels, out, start, trained
     )
 
 
