@@ -24,7 +24,8 @@ A camera frame goes through these modules, in this order:
   :mod:`vision.learning.layouts` – the calibration's layouts, their picture and check.
 
 Data the package makes for itself: :mod:`vision.render.physics_piles` drops seeds into
-pits with a physics engine and photographs them; :mod:`vision.synth` renders boards, pits, hands and
+pits with a physics engine and photographs them, :mod:`vision.render.path_traced` lights
+those piles with a path tracer; :mod:`vision.synth` renders boards, pits, hands and
 whole game videos with exact labels (:mod:`vision.synth_game`); :mod:`vision.train`
 trains the built-in counters (MLP and networks) on them; :mod:`vision.dataset` reads
 labelled folders (``<count>/<image>.png``) for the benchmark, ``python -m bench.vision``, and
