@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.cnn import _decode, _encode, _pool, conv_same, relative_to_wood, wood_ring
+from vision.cnn import _decode, _encode, conv_same, relative_to_wood, wood_ring
 from vision.image_types import Image
 from vision.model import softmax
 
@@ -163,9 +163,11 @@ class DeepNetwork:
         for m in LAYERS:
             if m:
                 w, b = next(convs)
-                a = np.maximum(conv_same(a, w, b), 0)
+                a = conv_same(a, w, b)
+                np.maximum(a, 0, out=a)
             else:
-                a = _pool(a)[0]
+                n, h, wd, c = a.shape  # 2 × 2 max-pool (no mask: nothing flows back)
+                a = a.reshape(n, h // 2, 2, wd // 2, 2, c).max(axis=(2, 4))
         return np.concatenate([a.mean(axis=(1, 2)), a.max(axis=(1, 2))], axis=1)
 
     def to_json(self) -> dict[str, Any]:
