@@ -551,10 +551,17 @@ class Referee:
             if ended and stale and self._question is not None:
                 late = self._keep_open(self._question)
             events += self._confirm_record(record, t, stale=stale, ended=ended)
-        if late is not None and self.position.is_over:
-            # After the moves and the game's end (a page clears its cards at a move).
-            self._late, question = late
-            events.append(self._late_question(t, question, self._late))
+        if late is not None:
+            doubt, question = late
+            if self.position.is_over:
+                # After the moves and the game's end (a page clears its cards at a move).
+                self._late = doubt
+                events.append(self._late_question(t, question, doubt))
+            else:  # the line taken stopped short of the end: the question is closed
+                first = self._history[doubt.history][1]
+                assert first is not None
+                how = wording.stale_doubt_text(first, ended=True)
+                events.append(self._restored(t, doubt.alert_id, how))
         return events
 
     def _keep_open(self, alert_id: int) -> tuple[LateDoubt, Event]:
@@ -1365,29 +1372,33 @@ class Referee:
     ) -> list[Event]:
         if self._late is not None:
             return self._late_answer(t, pit, count, move, self._late)
-        rules = self.position.ruleset
         if move is not None:
             m = commands.move_pit(move, self.position)
-            ev = self._event("confirmed", t, move=m, text=f"move {rules.pit_name(m)} confirmed")
-            events = [ev, *self._confirm_record((m, False), t)]
+            events = [self._said_move(t, m), *self._confirm_record((m, False), t)]
             if self._sync is not None:
                 events.append(self._restored(t, self._sync.alert_id, ""))
                 self._sync = None
             return events
         p, c = commands.counted_pit(pit, count, self.position)
+        self._counted(p, c)
+        return [self._said_count(t, p, c), *self._redecide()]
+
+    def _counted(self, p: int, c: int) -> None:
+        """A person's count of pit ``p`` in place of its reading."""
         read = None if self._last_sig is None else self._last_sig[p]
         self._overrides[p] = Counted(c, read, len(self.moves))
         # A person counting at the board: the players have stopped, nobody holds seeds.
         self._tracker.pay_stillness(COUNTING_STILL)
-        ev = self._event(
-            "confirmed",
-            t,
-            pit=p,
-            name=rules.pit_name(p),
-            count=c,
-            text=f"pit {rules.pit_name(p)} counted: {c} seeds",
+
+    def _said_move(self, t: float, m: int) -> Event:
+        name = self.position.ruleset.pit_name(m)
+        return self._event("confirmed", t, move=m, text=f"move {name} confirmed")
+
+    def _said_count(self, t: float, p: int, c: int) -> Event:
+        name = self.position.ruleset.pit_name(p)
+        return self._event(
+            "confirmed", t, pit=p, name=name, count=c, text=f"pit {name} counted: {c} seeds"
         )
-        return [ev, *self._redecide()]
 
     def _late_answer(
         self, t: float, pit: Any, count: Any, move: Any, late: LateDoubt
@@ -1397,29 +1408,19 @@ class Referee:
         the moves taken are taken back and the game's last moves judged again with it."""
         root, first = self._history[late.history]
         assert first is not None  # only moves are taken at a game's end
-        rules = root.ruleset
         if move is not None:
             m = commands.move_pit(move, root)
-            said = self._event("confirmed", t, move=m, text=f"move {rules.pit_name(m)} confirmed")
+            said = self._said_move(t, m)
             if m == first.pit:
                 return [said, self._settled_late(t, late)]
             events = [said, *self._take_back(t, late), *self._confirm_record((m, False), t)]
             return events + self._redecide()
         p, c = commands.counted_pit(pit, count, root)
-        said = self._event(
-            "confirmed",
-            t,
-            pit=p,
-            name=rules.pit_name(p),
-            count=c,
-            text=f"pit {rules.pit_name(p)} counted: {c} seeds",
-        )
+        said = self._said_count(t, p, c)
         if late.board[p] == c:
             return [said, self._settled_late(t, late)]
         events = [said, *self._take_back(t, late)]
-        read = None if self._last_sig is None else self._last_sig[p]
-        self._overrides[p] = Counted(c, read, len(self.moves))
-        self._tracker.pay_stillness(COUNTING_STILL)
+        self._counted(p, c)
         return events + self._redecide()
 
     def _settled_late(self, t: float, late: LateDoubt) -> Event:

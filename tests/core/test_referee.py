@@ -682,19 +682,27 @@ def test_a_doubt_about_the_games_last_move_asked_and_unanswered_takes_the_likeli
     # is empty: too weak to name the move, so the referee asks, as soon as the board is
     # still (no move will come after the game's end to settle it). Unanswered for the
     # ambiguity time, a doubt of 85:15 is taken as the likelier move and says so (a person
-    # can still undo it); one of 60:40 stays asked.
+    # can still answer, or undo it); one of 60:40 stays asked, the game not ended.
     before = Position(Position.initial().ruleset, (4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 0, 0), (23, 0), 0)
     ref = Referee(before)
     readings: list[Any] = list(before.play(5).pits)
     readings[6] = (lean, 1 - lean, 0, 0, 0, 0)
     per_frame = _still_board(ref, readings, 6.0)
-    at = {e.type: k * 0.2 for k, frame in enumerate(per_frame) for e in frame}
+    at: dict[str, float] = {}
+    for k, frame in enumerate(per_frame):
+        for e in frame:
+            at.setdefault(e.type, k * 0.2)
     assert at["ambiguous"] < ref.ambiguity_time
     if named:
         assert at["move"] >= at["ambiguous"] + ref.ambiguity_time and "game_over" in at
-        settled = next(e for frame in per_frame for e in frame if e.type == "board_restored")
-        assert "the game ended without settling the doubt; F is taken" in settled["text"]
-        assert ref.position == before.play(5) and ref.position.is_over and ref.alerts == []
+        # The question stays asked after the game's end (a person may still answer it),
+        # saying what was taken.
+        asked = [e for frame in per_frame for e in frame if e.type == "ambiguous"]
+        assert len(asked) == 2 and asked[1].get("update")
+        assert asked[1]["alert_id"] == asked[0]["alert_id"]
+        assert "the game ended without settling the doubt; move F taken" in asked[1]["text"]
+        assert ref.position == before.play(5) and ref.position.is_over
+        assert [a["alert_id"] for a in ref.alerts] == [asked[0]["alert_id"]]
     else:
         assert "move" not in at and ref.position == before and len(ref.alerts) == 1
 
