@@ -343,6 +343,13 @@ def test_a_restart_replays_only_since_the_last_checkpoint(tmp_path: Path) -> Non
     args = ("--source", SIM, "--no-engine")
     server = start_server(data, *args)
     _wait(lambda: len(server.get("/api/board/1/state").json()["moves"]) >= 12, 60)
+    # Killed just after a checkpoint: how many lines were judged between the last two
+    # depends on the machine's speed (one every half second of judging), and a kill just
+    # before one would replay nearly a whole interval.
+    point = session_log(data).parent / (session_log(data).name + ".checkpoint")
+    _wait(point.is_file, 30)
+    saved = point.stat().st_mtime_ns
+    _wait(lambda: point.stat().st_mtime_ns != saved, 30)
     server.stop(signal.SIGKILL)
     log = session_log(data)
     total = len(read_jsonl(log))
