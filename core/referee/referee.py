@@ -137,10 +137,15 @@ class LateDoubt:
     alert_id: int
     history: int
     """Entries of the referee's history before the moves taken."""
-    board: tuple[int, ...]
-    """The board the line taken leaves (what a count is compared with)."""
     tracker: Tracker
     """The belief over the histories just before they were taken, to judge again from."""
+
+    @property
+    def board(self) -> tuple[int, ...]:
+        """The board the line taken leaves (the likeliest history's; what a count is
+        compared with)."""
+        tracker = self.tracker
+        return tracker.stage(tracker.keys[tracker.best()]).board
 
 
 class Referee:
@@ -568,19 +573,21 @@ class Referee:
         """The game's end is taken with a question open: keep what judging it again on a
         late answer needs, and take the question off the moves about to be confirmed (it
         stays asked: :meth:`_late_question`)."""
-        tracker = self._tracker
         question = next(a for a in self.alerts if a.get("alert_id") == alert_id)
-        board = tracker.stage(tracker.keys[tracker.best()]).board
-        late = LateDoubt(alert_id, len(self._history), board, copy.deepcopy(tracker))
+        late = LateDoubt(alert_id, len(self._history), copy.deepcopy(self._tracker))
         self._question = None
         return late, question
 
     def _late_question(self, t: float, question: Event, late: LateDoubt) -> Event:
         """The question again, saying what was taken: a person may still answer it."""
-        taken = [out.name for _, out in self._history[late.history :] if out is not None]
+        taken = self._taken(late)
         data = {k: v for k, v in question.data.items() if k != "names"}
         data["text"] = wording.late_doubt_text(taken, str(question["text"]))
         return self._alert(t, {"type": question.type, **data}, update=True)
+
+    def _taken(self, late: LateDoubt) -> list[str]:
+        """The names of the moves the game's end took."""
+        return [out.name for _, out in self._history[late.history :] if out is not None]
 
     def _in_view(self) -> set[int]:
         obs = self._last_obs
@@ -1430,7 +1437,7 @@ class Referee:
     def _take_back(self, t: float, late: LateDoubt) -> list[Event]:
         """Back to just before the moves a game's end took: the position, the record and
         the belief over the histories since."""
-        taken = [out.name for _, out in self._history[late.history :] if out is not None]
+        taken = self._taken(late)
         del self._history[late.history :]
         del self.moves[len(self.moves) - len(taken) :]
         del self._missed[len(self._missed) - len(taken) :]

@@ -49,6 +49,7 @@ from vision.render.physics_piles import (
     build,
     drop_pile,
     random_pit_style,
+    seed_axes,
 )
 
 SPP = 48
@@ -208,7 +209,7 @@ def _scene(
     }
     if pile.positions:
         seed_mesh = folder / "seed.ply"
-        _write_ply(seed_mesh, *_ellipsoid(_seed_axes(st.shape, st.seed_size)))
+        _write_ply(seed_mesh, *_ellipsoid(seed_axes(st.shape, st.seed_size)))
         for k, (pos, turn) in enumerate(zip(pile.positions, pile.turns, strict=True)):
             scene[f"seed{k}"] = {
                 "type": "ply",
@@ -277,17 +278,6 @@ def _expose(linear: Floats, rng: np.random.Generator) -> Image:
         1.055 * np.power(np.maximum(scaled, 0), 1 / 2.4) - 0.055,
     )
     return np.ascontiguousarray((np.clip(srgb, 0, 1) * 255).astype(np.uint8)[..., ::-1])
-
-
-def _seed_axes(shape: str, size: float) -> tuple[float, float, float]:
-    """Half-axes of a seed kind (those of the physics hull, :mod:`physics_piles`)."""
-    half = size / 2
-    return {
-        "marble": (half, half, half),
-        "pebble": (half, half * 0.8, half * 0.5),
-        "cowrie": (half, half * 0.7, half * 0.45),
-        "bean": (half, half * 0.55, half * 0.4),
-    }[shape]
 
 
 def _ellipsoid(

@@ -123,15 +123,20 @@ def _bowl_mesh(depth: float) -> tuple[list[list[float]], list[int], list[list[fl
     return verts, idx, uvs
 
 
-def _seed_vertices(shape: str, size: float) -> list[list[float]]:
-    """A convex ellipsoid for one seed kind (half-axes from its length)."""
+def seed_axes(shape: str, size: float) -> tuple[float, float, float]:
+    """Half-axes of the ellipsoid of a seed kind ``size`` metres long."""
     half = size / 2
-    axes = {
+    return {
         "marble": (half, half, half),
         "pebble": (half, half * 0.8, half * 0.5),
         "cowrie": (half, half * 0.7, half * 0.45),
         "bean": (half, half * 0.55, half * 0.4),
     }[shape]
+
+
+def _seed_vertices(shape: str, size: float) -> list[list[float]]:
+    """A convex ellipsoid for one seed kind (half-axes from its length)."""
+    axes = seed_axes(shape, size)
     out = []
     for i in range(1, 6):
         phi = math.pi * i / 6
