@@ -25,6 +25,7 @@ which event it must cause. Deterministic for a given ``seed``.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -270,9 +271,36 @@ def _inject_before(r: _Renderer, pos: Position, pit: int, kind: str, index: int)
         pits = frozenset({pit})
     else:
         raise ValueError(f"unknown mistake {kind!r}")
+    if r.style == "settled" and _settles_like_another(ring, pit, n, limit, path, pits):
+        return None
     r.steps(sowing_boards(board, pit, path), pit)
     r.settle(board, pit)  # the players notice and start again
     return Expected("illegal_sowing", pits, index)
+
+
+def _settles_like_another(
+    ring: Sequence[int], pit: int, n: int, limit: int, path: list[int], pits: frozenset[int]
+) -> bool:
+    """Whether another sowing mistake, naming other pits, leaves the same board.
+
+    A camera that sees only settled boards cannot tell such two apart (a clockwise lap one
+    pit short of the ring fills exactly the pits that skipping the first pit does), so a
+    session must not ask the referee to name one of them.
+    """
+    size = len(ring)
+    others: list[tuple[list[int], frozenset[int]]] = []
+    for i in range(limit):
+        if ring[i % size] >= 0 and ring[(i + 1) % size] >= 0:
+            named = frozenset({ring[i % size], ring[(i + 1) % size]})
+            others.append((mistaken_path("skip", ring, pit, n, i), named))
+    for i in range(1, limit):
+        if ring[(i - 1) % size] >= 0 and ring[i % size] >= 0:
+            named = frozenset({ring[(i - 1) % size], ring[i % size]})
+            others.append((mistaken_path("double", ring, pit, n, i), named))
+    if ring[-1] >= 0 and ring[0] >= 0:
+        others.append((mistaken_path("clockwise", ring, pit, n), frozenset({pit, ring[-1]})))
+    seen = Counter(path)
+    return any(named != pits and Counter(other) == seen for other, named in others)
 
 
 def _wrong_capture(

@@ -466,6 +466,18 @@ def test_single_injected_mistake_reported_right(kind: str, style: str, seed: int
     _expect_single_alert(session, run(session))
 
 
+def test_no_session_asks_to_name_one_of_two_mistakes_that_settle_alike() -> None:
+    # Seed 1500's game has South sow 10 seeds from B on a ring of 11: clockwise they fill A
+    # and L..D, exactly the pits that skipping C fills. Settled boards cannot tell the two
+    # apart, so that session is not made; seed by seed the first seed shows it.
+    start = Position.initial("abapa")
+    assert mistake_session(start, "clockwise", seed=1500, style="settled") is None
+    session = mistake_session(start, "clockwise", seed=1500, style="seed")
+    assert session is not None
+    assert session.expected[0].pits == {0, 1}
+    _expect_single_alert(session, run(session))
+
+
 # -- commands ------------------------------------------------------------------------------
 
 
