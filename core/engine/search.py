@@ -29,11 +29,11 @@ Techniques, and why:
 * **Late-move reductions**: with good ordering a move tried third or later
   that neither captures nor is the table's or a killer rarely turns out
   best; it is searched one ply shallower first, fully only if it beats alpha.
-* **Quiescence over captures**: a leaf where the mover can capture is not
-  scored as it stands; the mover takes the evaluation or any capture, searched
-  on (captures only, up to :data:`QUIESCE_PLIES` plies) until the board is
-  quiet. The evaluation sees vulnerable pits but not whether a sowing reaches
-  them now.
+* **Quiescence over captures** (off by default: measured, it did not pay
+  against Aalina, see ``docs/ENGINE.md``): a leaf where the mover can capture
+  is not scored as it stands; the mover takes the evaluation or any capture,
+  searched on (captures only, up to :data:`QUIESCE_PLIES` plies) until the
+  board is quiet.
 * **Stop flag** checked every 1024 nodes: the time limit (a timer thread)
   and cancellation (the live worker) both just raise it.
 
@@ -741,7 +741,7 @@ class Searcher:
         mode: int = NO_CAPTURE,
         cycle_needed: int = 1,
         lmr: bool = True,
-        quiescence: bool = True,
+        quiescence: bool = False,
         aspiration: bool = False,
         cycle_bounds: bool = True,
     ) -> None:
@@ -751,7 +751,8 @@ class Searcher:
         self.cycle_needed = cycle_needed
         #: Late-move reductions on (see :func:`negamax`); off only to measure them.
         self.lmr = lmr
-        #: Captures searched on below the nominal depth (see :func:`negamax`).
+        #: Captures searched on below the nominal depth (see :func:`negamax`); off by
+        #: default (measured, see docs/ENGINE.md).
         self.quiescence = quiescence
         #: Aspiration windows at the root (play mode only); off by default.
         self.aspiration = aspiration

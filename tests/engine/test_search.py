@@ -35,8 +35,8 @@ def test_a_leaf_where_a_capture_waits_is_searched_on() -> None:
     # playing A first empties it. One ply deep, only the quiescence search sees North's
     # capture below the leaf.
     board = np.array([1, 0, 2, 0, 0, 1, 3, 0, 0, 0, 0, 1], dtype=np.int8)
-    flat = Searcher(quiescence=False).search(board, 20, 21, max_depth=1)
-    quiet = Searcher().search(board, 20, 21, max_depth=1)
+    flat = Searcher().search(board, 20, 21, max_depth=1)
+    quiet = Searcher(quiescence=True).search(board, 20, 21, max_depth=1)
     assert flat.depth == quiet.depth == 1
     assert quiet.scores[5] <= flat.scores[5] - 150  # North's capture of 2, seen
     assert abs(quiet.scores[0] - flat.scores[0]) < 100  # after A nothing waits
