@@ -241,29 +241,24 @@ def _inject_before(r: _Renderer, pos: Position, pit: int, kind: str, index: int)
             meant = ring[i % size]
             return i == n - 1 and board[meant] == 0 and rules.owner(meant) == nxt
 
-        choices = [
-            i
-            for i in range(limit)
-            if ring[i % size] >= 0 and ring[(i + 1) % size] >= 0 and not aliased(i)
-        ]
+        choices = [i for i in range(limit) if _named("skip", ring, pit, i) and not aliased(i)]
         if not choices:
             return None
         i = r.rng.choice(choices)
         path = mistaken_path("skip", ring, pit, n, i)
-        pits = frozenset({ring[i % size], ring[(i + 1) % size]})
+        pits = _named("skip", ring, pit, i)
     elif kind == "double":
-        choices = [i for i in range(1, limit) if ring[(i - 1) % size] >= 0 and ring[i % size] >= 0]
+        choices = [i for i in range(1, limit) if _named("double", ring, pit, i)]
         if not choices:
             return None
         i = r.rng.choice(choices)
         path = mistaken_path("double", ring, pit, n, i)
-        pits = frozenset({ring[(i - 1) % size], ring[i % size]})
+        pits = _named("double", ring, pit, i)
     elif kind == "clockwise":
-        back = tuple(reversed(ring))
-        if back[0] < 0 or ring[0] < 0:
+        pits = _named("clockwise", ring, pit, 0)
+        if not pits:
             return None
         path = mistaken_path("clockwise", ring, pit, n)
-        pits = frozenset({pit, back[0]})
     elif kind == "origin":
         if n <= size:
             return None
@@ -278,6 +273,21 @@ def _inject_before(r: _Renderer, pos: Position, pit: int, kind: str, index: int)
     return Expected("illegal_sowing", pits, index)
 
 
+def _named(kind: str, ring: Sequence[int], pit: int, i: int) -> frozenset[int]:
+    """The pits the alert about sowing mistake ``kind`` at seed ``i`` names (the slot
+    that went wrong and its neighbour), or none where one of them is a store."""
+    size = len(ring)
+    if kind == "skip":
+        slots = (ring[i % size], ring[(i + 1) % size])
+    elif kind == "double":
+        slots = (ring[(i - 1) % size], ring[i % size])
+    else:  # clockwise: the first seed went to the pit before the origin, not after it
+        if min(ring[0], ring[-1]) < 0:
+            return frozenset()
+        slots = (pit, ring[-1])
+    return frozenset(slots) if min(slots) >= 0 else frozenset()
+
+
 def _settles_like_another(
     ring: Sequence[int], pit: int, n: int, limit: int, path: list[int], pits: frozenset[int]
 ) -> bool:
@@ -287,20 +297,13 @@ def _settles_like_another(
     pit short of the ring fills exactly the pits that skipping the first pit does), so a
     session must not ask the referee to name one of them.
     """
-    size = len(ring)
-    others: list[tuple[list[int], frozenset[int]]] = []
-    for i in range(limit):
-        if ring[i % size] >= 0 and ring[(i + 1) % size] >= 0:
-            named = frozenset({ring[i % size], ring[(i + 1) % size]})
-            others.append((mistaken_path("skip", ring, pit, n, i), named))
-    for i in range(1, limit):
-        if ring[(i - 1) % size] >= 0 and ring[i % size] >= 0:
-            named = frozenset({ring[(i - 1) % size], ring[i % size]})
-            others.append((mistaken_path("double", ring, pit, n, i), named))
-    if ring[-1] >= 0 and ring[0] >= 0:
-        others.append((mistaken_path("clockwise", ring, pit, n), frozenset({pit, ring[-1]})))
     seen = Counter(path)
-    return any(named != pits and Counter(other) == seen for other, named in others)
+    for kind, seeds in (("skip", range(limit)), ("double", range(1, limit)), ("clockwise", [0])):
+        for i in seeds:
+            named = _named(kind, ring, pit, i)
+            if named and named != pits and Counter(mistaken_path(kind, ring, pit, n, i)) == seen:
+                return True
+    return False
 
 
 def _wrong_capture(
