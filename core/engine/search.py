@@ -29,11 +29,6 @@ Techniques, and why:
 * **Late-move reductions**: with good ordering a move tried third or later
   that neither captures nor is the table's or a killer rarely turns out
   best; it is searched one ply shallower first, fully only if it beats alpha.
-* **Quiescence over captures** (off by default: measured, it did not pay
-  against Aalina, see ``docs/ENGINE.md``): a leaf where the mover can capture
-  is not scored as it stands; the mover takes the evaluation or any capture,
-  searched on (captures only, up to :data:`QUIESCE_PLIES` plies) until the
-  board is quiet.
 * **Stop flag** checked every 1024 nodes: the time limit (a timer thread)
   and cancellation (the live worker) both just raise it.
 
@@ -97,10 +92,6 @@ NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED, REPS, FLAGS = 0, 1, 2, 3, 4, 5, 6, 
 
 #: ``stats[FLAGS]`` bits: search techniques that can be switched off to measure them.
 LMR = 1
-QUIESCE = 2
-
-#: Plies of captures the quiescence search may add below the nominal depth.
-QUIESCE_PLIES = 6
 
 #: From this many seeds on the board every database value is forced (its lower
 #: and upper bounds meet, see core.engine.retrograde); below, some values are the
@@ -266,62 +257,7 @@ def negamax(
         return final_score(mine + v, theirs + seeds - v)
     if depth <= 0 or ply >= MAX_PLY - 1:
         stats[EVALS] += 1
-        stand = evaluate(board, mine, theirs, weights)
-        if (stats[FLAGS] & QUIESCE) == 0 or depth <= -QUIESCE_PLIES or ply >= MAX_PLY - 1:
-            return stand
-        # Quiescence: a leaf where the mover can capture is not quiet; the mover may take
-        # the evaluation as it stands (another move may be as good) or any capture, which
-        # is searched on, captures only, until the board is quiet.
-        if stand >= beta:
-            return stand
-        if stand > alpha:
-            alpha = stand
-        count = legal_moves(board, moves[ply], mode)
-        for k in range(count):
-            gain = play_into(board, moves[ply, k], after[ply, k], mode)
-            if gain <= 0:
-                continue
-            flip_into(after[ply, k], child[ply])
-            score = -negamax(
-                child[ply],
-                theirs,
-                mine + gain,
-                depth - 1,
-                -beta,
-                -alpha,
-                ply + 1,
-                tt_keys,
-                tt_data,
-                zob,
-                values,
-                lows,
-                highs,
-                db_max,
-                offsets,
-                table,
-                weights,
-                stats,
-                after,
-                taken,
-                moves,
-                child,
-                killers,
-                history,
-                mode,
-                hist,
-                base,
-                idx + 1,
-                needed,
-            )
-            if stats[STOP] != 0:
-                return 0
-            if score > stand:
-                stand = score
-            if score > alpha:
-                alpha = score
-            if alpha >= beta:
-                break
-        return stand
+        return evaluate(board, mine, theirs, weights)
 
     guesses_before = stats[EVALS] + stats[TAINTED]
     reps_before = stats[REPS]
@@ -741,7 +677,6 @@ class Searcher:
         mode: int = NO_CAPTURE,
         cycle_needed: int = 1,
         lmr: bool = True,
-        quiescence: bool = False,
         aspiration: bool = False,
         cycle_bounds: bool = True,
     ) -> None:
@@ -751,9 +686,6 @@ class Searcher:
         self.cycle_needed = cycle_needed
         #: Late-move reductions on (see :func:`negamax`); off only to measure them.
         self.lmr = lmr
-        #: Captures searched on below the nominal depth (see :func:`negamax`); off by
-        #: default (measured, see docs/ENGINE.md).
-        self.quiescence = quiescence
         #: Aspiration windows at the root (play mode only); off by default.
         self.aspiration = aspiration
         # the databases hold Abapa values: other grand-slam rules must not use them
@@ -814,7 +746,7 @@ class Searcher:
         self._hist, self._base = hist, int(past.shape[0])
         self.stats[:] = 0
         self.stats[LIMIT] = 1 << 62
-        self.stats[FLAGS] = (LMR if self.lmr else 0) | (QUIESCE if self.quiescence else 0)
+        self.stats[FLAGS] = LMR if self.lmr else 0
         timers: list[threading.Timer] = []
         try:
             return self._deepen(

@@ -29,20 +29,6 @@ def test_finds_the_winning_capture() -> None:
     assert result.solved
 
 
-def test_a_leaf_where_a_capture_waits_is_searched_on() -> None:
-    # South to move: A holds 1 and North's f holds 1. Playing F leaves A at 1, so f sows
-    # into it and takes 2 (C keeps South's side from a grand slam, which takes nothing);
-    # playing A first empties it. One ply deep, only the quiescence search sees North's
-    # capture below the leaf.
-    board = np.array([1, 0, 2, 0, 0, 1, 3, 0, 0, 0, 0, 1], dtype=np.int8)
-    flat = Searcher().search(board, 20, 21, max_depth=1)
-    quiet = Searcher(quiescence=True).search(board, 20, 21, max_depth=1)
-    assert flat.depth == quiet.depth == 1
-    assert quiet.scores[5] <= flat.scores[5] - 150  # North's capture of 2, seen
-    assert abs(quiet.scores[0] - flat.scores[0]) < 100  # after A nothing waits
-    assert quiet.best == 0
-
-
 def test_search_without_database_agrees_with_database_values(database: np.ndarray) -> None:
     """Where search alone solves a small board (every line ends), it finds the database value.
 
