@@ -445,6 +445,8 @@ class _Game:
         self.start = start
         self.positions = [start]
         self.moves: list[int] = []
+        self.plies: list[Any] = []
+        """Each move's number in the referee's game (its event's ``ply``)."""
         self.missed: set[int] = set()
         self.declared = False
 
@@ -464,16 +466,25 @@ class _Game:
         if missed:
             self.missed.add(len(self.moves))
         self.moves.append(out.pit)
+        self.plies.append(event.get("ply"))
         self.positions.append(after)
 
     def corrected(self, event: Mapping[str, Any]) -> None:
         position = Position.from_json(event["position"])
         action = event.get("action")
-        if action == "undo" and self.declared and self.positions[-1] == position:
+        ply = event.get("ply")
+        # Moves the referee took back (a late answer, or moves it missed found again):
+        # ``ply`` moves are left, and the record goes on from the last of them.
+        first = self.plies.index(ply + 1) if isinstance(ply, int) and ply + 1 in self.plies else -1
+        if first >= 0 and self.positions[first] == position:
+            del self.positions[first + 1 :], self.moves[first:], self.plies[first:]
+            self.missed = {i for i in self.missed if i < first}
+        elif action == "undo" and self.declared and self.positions[-1] == position:
             self.declared = False
         elif action == "undo" and len(self.positions) > 1 and self.positions[-2] == position:
             self.positions.pop()
             self.moves.pop()
+            self.plies.pop()
             self.missed.discard(len(self.moves))
         elif (
             action == "declare_cycle_end"

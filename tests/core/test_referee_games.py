@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from core import Observation, Position
+from core.records import records_from_events
 from core.referee import Event, Referee, presets
 from core.referee.commands import CommandError
 from core.referee.evaluation import Score, score
@@ -534,6 +535,10 @@ def test_a_late_count_judges_a_games_end_again() -> None:
     assert named[: back["ply"]] + again == play.moves
     assert [m.pit for m in ref.moves] == play.moves and ref.position.is_over
     assert ref.alerts == [] and ref.record().moves[-1] == play.moves[-1]
+    # The record the service keeps, read back from the events, is the whole game again
+    # (not one that starts where the moves were taken back).
+    (record,) = records_from_events(START, [e.to_json() for e in events + late])
+    assert record.start == START and record.moves == play.moves
 
 
 @pytest.mark.no_cover
