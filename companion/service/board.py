@@ -650,9 +650,6 @@ class BoardRuntime:
         self._storage_ok()
         events = self.referee.command(line, t)  # CommandError: refused, nothing changed
         self._publish(events, names)
-        if cmd["command"] in ("set_position", "undo") or any(e.type == "corrected" for e in events):
-            # (a late answer to a game's last question can take moves back too)
-            self._publish_state()
         return events
 
     def set_fair_play(self, on: bool) -> None:
@@ -725,8 +722,11 @@ class BoardRuntime:
                 log.exception("board %s: camera confirm failed", self.board)
         for line in lines:
             self.hub.publish({**line, "board": self.board})
-        if new_game:
-            self._publish_state()  # the new game's whole state: rules, players, moves
+        if new_game or any(e.type == "corrected" for e in events):
+            # The new game's whole state (rules, players, moves), or the record after a
+            # correction: a command's, a late answer's or the referee's own taking moves
+            # back (moves missed earlier, found again) changes moves already shown.
+            self._publish_state()
 
     def _on_suggestion(self, event: dict[str, Any]) -> None:
         """From the engine worker (called on the event loop)."""

@@ -31,7 +31,8 @@ How it decides (``docs/REFEREE.md`` says it in full):
    still board (:mod:`core.referee.mistakes`).
 4. A still board that no history explains puts the referee out of sync: one
    alert, updated in place, until the board shows the game again, a new game's
-   start, or a position a person set (:mod:`core.referee.resync`).
+   start, a position a person set, or the game's record with two quick moves in it
+   that were never seen (:mod:`core.referee.resync`).
 5. A doubt that a still board cannot settle is asked about: count a pit, or
    confirm the move played.
 """
@@ -41,7 +42,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,7 @@ from core.referee.likelihood import (
     explains,
     log_likelihood_table,
 )
-from core.referee.resync import Anchor, Found, search
+from core.referee.resync import Anchor, Found, Rewrites, missed_pairs, search
 from core.referee.shadow import Shadow
 from core.referee.stages import PROPOSING_STAGES, MoveGraph, Record, missed_capture_position
 from core.referee.tracker import (
@@ -98,6 +99,11 @@ DISTURBED_PITS = 2
 RESYNC_DEPTH = 4
 #: ... and from the start position (a new game whose first moves were made quickly).
 NEW_GAME_DEPTH = 2
+#: How many confirmed moves back the referee looks, once it has lost the game, for two
+#: quick moves it never saw (:func:`core.referee.resync.missed_pairs`) ...
+MISSED_BACK = 40
+#: ... and how many moves on from the record so rewritten.
+MISSED_DEPTH = 3
 #: A still board showing the start position ends a finished game's watch when it fits
 #: this well (log likelihood below the reading's own best board).
 NEW_GAME_FLOOR = -6.0
@@ -116,6 +122,9 @@ class OutOfSync:
     """The position before the command that caused it, if one did."""
     shadow: Shadow | None = None
     """The game before that command, followed in case the players played it on."""
+    rewrites: Rewrites | None = None
+    """The record with two moves it missed put in (listed at the first still board that
+    needs them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1197,7 +1206,11 @@ class Referee:
             restored = self._restored(obs.t, sync.alert_id, "")
             return [restored, *self._decide(obs, True)]
         saved.restore(tracker)
-        found = self._search(ev, sync.before) or self._shadow_found(sync)
+        found = (
+            self._search(ev, sync.before)
+            or self._shadow_found(sync)
+            or self._search(ev, sync.before, self._rewrites(sync))
+        )
         if found is not None:
             return self._resync(obs, found, sync)
         diff = self._diff(seen)
@@ -1223,14 +1236,46 @@ class Referee:
             return None  # (none played: the search found it, or nothing did)
         return Found(Anchor("before", sync.before, len(line)), line, shadow.position(), 0.0)
 
-    def _search(self, ev: Evidence, before: Position | None) -> Found | None:
+    def _search(
+        self, ev: Evidence, before: Position | None, rewrites: Rewrites | None = None
+    ) -> Found | None:
         anchors = [Anchor("root", self.position, RESYNC_DEPTH)]
         if before is not None and before != self.position:
             anchors.append(Anchor("before", before, RESYNC_DEPTH))
         start = Position.initial(self.position.ruleset)
         if start != self.position:
             anchors.append(Anchor("start", start, NEW_GAME_DEPTH))
-        return search(anchors, ev.table, floor=self.min_log_likelihood, margin=self.margin)
+        return search(
+            anchors,
+            ev.table,
+            floor=self.min_log_likelihood,
+            margin=self.margin,
+            rewrites=rewrites,
+        )
+
+    def _rewrites(self, sync: OutOfSync) -> Rewrites:
+        """The game's last moves with two quick ones it missed put in (see
+        :func:`core.referee.resync.missed_pairs`), listed once while the game is lost.
+        Only moves the referee confirmed since the last correction, back to the last that
+        left a capture on the board, are played again (the rules' play would not)."""
+        if sync.rewrites is None:
+            record: list[tuple[Position, int]] = []
+            j = len(self.moves)
+            for before, out in reversed(self._history):
+                if out is None or len(record) >= MISSED_BACK:
+                    break
+                j -= 1
+                if self._missed[j]:
+                    break
+                record.append((before, out.pit))
+            record.reverse()
+            listed = missed_pairs(record, MISSED_DEPTH) if record else []
+            first = len(self.moves) - len(record)
+            sync.rewrites = Rewrites.of(
+                [(replace(a, ply=first + (a.ply or 0)), line, q, n) for a, line, q, n in listed],
+                self.position.ruleset.num_pits,
+            )
+        return sync.rewrites
 
     def _resync(self, obs: Observation, found: Found, sync: OutOfSync) -> list[Event]:
         """The board shows ``found``: take up the game there and close the alert."""
@@ -1239,13 +1284,18 @@ class Referee:
         self._sync = None
         if found.anchor.name == "start":
             events += self._begin_game(t, found.anchor.position, auto=True)
+        elif found.anchor.name == "earlier" and (found.anchor.ply or 0) < len(self.moves):
+            events.append(self._rewind(t, found.anchor))
         elif found.anchor.name == "before":
             events.append(self._correct(t, found.anchor.position, "resync"))
-        else:
+        else:  # (the root, or the record with the two missed moves put in at its end)
             self._tracker.reset(MoveGraph(self.position, self._last_move()))
         for m in found.line:
             events += self._confirm_record((m, False), t)
         how = f"{len(found.line)} move(s) played meanwhile" if found.line else ""
+        if found.anchor.name == "earlier":
+            ply = found.anchor.ply or 0
+            how = wording.missed_pair_text([out.name for out in self.moves[ply : ply + 2]])
         self.alerts = [a for a in self.alerts if a.get("alert_id") != sync.alert_id]
         events.append(
             self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how))
@@ -1254,6 +1304,28 @@ class Referee:
         self._tracker.update(ev)
         self._looked_at(obs)
         return events
+
+    def _rewind(self, t: float, anchor: Anchor) -> Event:
+        """Back to the position ``anchor`` (an ``earlier`` one: the record went through it,
+        :meth:`_rewrites`), to play the game on from there: the moves since taken back."""
+        ply = anchor.ply or 0
+        taken = [out.name for out in self.moves[ply:]]
+        first = self.moves[ply]
+        h = next(i for i, (_, out) in enumerate(self._history) if out is first)
+        start = self._history[h][0]
+        del self._history[h:]
+        del self.moves[ply:]
+        del self._missed[ply:]
+        self._tracker.reset(MoveGraph(start, self._last_move()))
+        self._new_position()
+        return self._event(
+            "corrected",
+            t,
+            action="resync",
+            position=self.position.to_json(),
+            ply=len(self.moves),
+            text=wording.rewound_text(taken, self.position.to_text()),
+        )
 
     def _catch_up(self, obs: Observation, ev: Evidence, beat: float) -> list[Event] | None:
         """The histories explain a still board badly: were moves played that they lost? A

@@ -6,11 +6,16 @@ and keeps looking (:mod:`core.referee.referee`). The board may show
 * a position a few moves on from the last certain one (moves played while the
   board could not be read, or while a person's correction disagreed with it);
 * the start of a new game (the players started again);
-* the position a person set, or the one before a correction they made.
+* the position a person set, or the one before a correction they made;
+* the game as confirmed, but with two quick moves in a row that were never seen
+  (put in anywhere among the last moves confirmed): one misread pile can
+  hide two one-seed moves, and the game then runs on a seed off until no line
+  from the position taken explains the board (:func:`missed_pairs`).
 
-Each of those is an *anchor*; :func:`search` scores every line of up to
-``depth`` moves from each anchor against the reading and returns the one that
-explains it clearly, if any.
+Each of the first three is an *anchor*; :func:`search` scores every line of up
+to ``depth`` moves from each anchor, and every line of the last kind it is
+given, against the reading and returns the one that explains it clearly, if
+any.
 
 >>> from core import Position
 >>> from core.referee.likelihood import log_likelihood_table
@@ -40,6 +45,9 @@ PER_MOVE = -1.5
 FLOOR = -8.0
 #: How much better than any other board the found one must explain the reading.
 MARGIN = 3.0
+#: The most seeds a move the referee never saw can have sown: a one-seed move changes
+#: two pits by a seed each, which one misread pile can hide; a longer sowing is seen.
+HIDDEN_SEEDS = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +55,12 @@ class Anchor:
     """A position the board may show, or have gone on from by up to ``depth`` moves."""
 
     name: str
-    """``root``, ``before`` (the position before a person's correction) or ``start``."""
+    """``root``, ``before`` (the position before a person's correction), ``start``, or
+    ``earlier`` (a position the game's record went through: :func:`missed_pairs`)."""
     position: Position
     depth: int
+    ply: int | None = None
+    """For ``earlier``: the moves of the record before it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,25 +118,111 @@ def _lines_of(
     return listed, boards
 
 
+@dataclass(frozen=True, slots=True)
+class Rewrites:
+    """Lines that rewrite the game's record (:func:`missed_pairs`), listed once while the
+    game is lost and scored at every still board: each with the moves it adds, which
+    alone pay :data:`PER_MOVE` (the record's own moves were seen)."""
+
+    found: list[tuple[Anchor, tuple[int, ...], Position]]
+    boards: npt.NDArray[np.int64]
+    added: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(
+        cls, listed: Sequence[tuple[Anchor, tuple[int, ...], Position, int]], pits: int
+    ) -> Rewrites:
+        boards = np.array([q.pits for _, _, q, _ in listed], dtype=np.int64)
+        return cls(
+            [(a, line, q) for a, line, q, _ in listed],
+            boards.reshape(len(listed), pits),
+            np.array([n for *_, n in listed], dtype=np.int64),
+        )
+
+
+def missed_pairs(
+    record: Sequence[tuple[Position, int]], depth: int
+) -> list[tuple[Anchor, tuple[int, ...], Position, int]]:
+    """The game's ``record`` (each confirmed move with the position it was played from,
+    oldest first) played again with two moves more in a row put in at one point (in a
+    two-player game, a move of each player: two quick moves never seen), each of at most
+    :data:`HIDDEN_SEEDS` seeds, and then up to ``depth`` moves on: each as an ``earlier``
+    anchor at the point the two went in, the line from there, its position, and the
+    moves it adds. A line whose record moves are no longer legal is left out.
+
+    >>> from core import Position
+    >>> before = Position.from_text("1-0-0-0-0-4-1-0-0-0-0-4-17-21-S")
+    >>> [(a.ply, line) for a, line, _, _ in missed_pairs([(before, 5)], 0)]
+    [(0, (0, 6, 5)), (1, (7, 0)), (1, (8, 0)), (1, (9, 0))]
+
+    Before F, only A and a hold one seed; after it, North's one-seed pits are b, c and d
+    and South's A.
+    """
+    out: list[tuple[Anchor, tuple[int, ...], Position, int]] = []
+    if not record:
+        return out
+    moves = [m for _, m in record]
+    last, m = record[-1]
+    for i, p in enumerate([*(p for p, _ in record), last.play(m)]):
+        for x, y in _hidden_pairs(p):
+            q = _replayed(p.play(x).play(y), moves[i:])
+            if q is None:
+                continue
+            head = (x, y, *moves[i:])
+            anchor = Anchor("earlier", p, len(head) + depth, ply=i)
+            out.extend((anchor, (*head, *tail), e, 2 + len(tail)) for tail, e in lines(q, depth))
+    return out
+
+
+def _hidden_pairs(p: Position) -> Iterator[tuple[int, int]]:
+    """Two moves in a row from ``p`` that the camera may not have seen."""
+    if p.is_over:
+        return
+    for x in p.legal_moves():
+        if p.pits[x] > HIDDEN_SEEDS:
+            continue
+        q = p.play(x)
+        if q.is_over:
+            continue
+        yield from ((x, y) for y in q.legal_moves() if q.pits[y] <= HIDDEN_SEEDS)
+
+
+def _replayed(p: Position, moves: Sequence[int]) -> Position | None:
+    """``moves`` played on from ``p``, if they all still are legal there."""
+    for m in moves:
+        if p.is_over or m not in p.legal_moves():
+            return None
+        p = p.play(m)
+    return p
+
+
 def search(
     anchors: Sequence[Anchor],
     table: npt.NDArray[np.float64],
     *,
     floor: float = FLOOR,
     margin: float = MARGIN,
+    rewrites: Rewrites | None = None,
 ) -> Found | None:
-    """The line from an anchor whose position explains the reading ``table`` clearly."""
+    """The line from an anchor, or among ``rewrites``, whose position explains the
+    reading ``table`` clearly."""
     found: list[tuple[Anchor, tuple[int, ...], Position]] = []
     parts: list[npt.NDArray[np.int64]] = []
+    added: list[int] = []
     for anchor in anchors:
         listed, boards_of = _lines_of(anchor.position, anchor.depth)
         found.extend((anchor, line, q) for line, q in listed)
         parts.append(boards_of)
+        added.extend(len(line) for line, _ in listed)
+    if rewrites is not None and rewrites.found:
+        found.extend(rewrites.found)
+        parts.append(rewrites.boards)
+        added.extend(rewrites.added.tolist())
     if not found:
         return None
     boards = np.concatenate(parts)
     fits = score_boards(table, boards) - float(table.max(axis=1).sum())
-    scores = fits + PER_MOVE * np.array([len(line) for _, line, _ in found])
+    scores = fits + PER_MOVE * np.array(added)
     order = np.argsort(-scores, kind="stable")
     best = int(order[0])
     top = float(scores[best])

@@ -242,6 +242,17 @@ def taken_back_text(taken: Sequence[str], position: str) -> str:
     return f"your answer does not fit {_listed(taken)}: judged again from {position}"
 
 
+def rewound_text(taken: Sequence[str], position: str) -> str:
+    """The moves taken back when the board shows two quick moves were missed before them
+    (they are confirmed again, with those two: :func:`missed_pair_text`)."""
+    return f"two quick moves were missed before {_listed(taken)}: judged again from {position}"
+
+
+def missed_pair_text(names: Sequence[str]) -> str:
+    """How the game was found again when two quick moves had been missed."""
+    return f"{_listed(names)} were played and not seen"
+
+
 def _listed(names: Sequence[str]) -> str:
     if len(names) == 1:
         return f"move {names[0]}"

@@ -257,6 +257,28 @@ def test_a_doubt_no_later_move_settles_does_not_hold_the_game_back() -> None:
 
 
 @pytest.mark.no_cover
+def test_two_quick_moves_never_seen_are_found_once_the_game_is_lost() -> None:
+    # Game 1115 of the referee bench: North's a and South's F, one seed each and no still
+    # board between them, carry a seed from F to b, which the camera reads a seed short
+    # throughout; the line without them was confirmed (moves 12 and 13 of the game). 31
+    # moves later no line from the position taken explains the board, and the game's
+    # record with the two put in does: the moves since are taken back and confirmed again.
+    play = _clean_game(1115)
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.followed
+    # Its one alert: the board out of sync, said once until the game was found again.
+    lost = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
+    assert result.false_alerts == 1 and len(lost) == 1
+    back = [e for e in result.events if e.type == "corrected"]
+    assert [(e["action"], e["ply"]) for e in back] == [("resync", 11)]
+    again = [int(e["pit"]) for e in result.events if e.type == "move" and e.t >= back[0].t]
+    assert again[:2] == play.moves[11:13] == [6, 5]
+    found = next(e for e in result.events if e.type == "board_restored" and e.t >= back[0].t)
+    assert found["closes"] == lost[0]["alert_id"]
+    assert "moves a and F were played and not seen" in found["text"]
+
+
+@pytest.mark.no_cover
 def test_a_person_answering_the_question_settles_the_last_move() -> None:
     # The game's last move f sows its one seed into A, and the camera reads both piles
     # between what they hold and what they held (A 0 or 1, f 1 or 0): f played, f not

@@ -78,3 +78,42 @@ def test_the_game_played_on_after_new_game_is_followed_beyond_the_searchs_reach(
     assert ref.position == pos
     assert [o.pit for o in ref.moves[-6:]] == played
     assert before != pos
+
+
+def test_a_record_with_two_one_seed_moves_missed_is_found_and_its_moves_added_pay() -> None:
+    # A game's record of four moves (F, f, B, b); the truth has two one-seed moves more
+    # after its second (South's C, North's c). The board shows the true game: no line from
+    # the record's position explains it, the record with the two put in does.
+    before = Position.from_text("1-0-0-0-0-4-1-0-0-0-0-4-17-21-S")
+    record_moves = [5, 11, 1, 7]
+    true_moves = [5, 11, 2, 8, 1, 7]
+    positions = [before]
+    for m in record_moves:
+        positions.append(positions[-1].play(m))
+    record = list(zip(positions, record_moves, strict=False))
+    truth = before
+    for m in true_moves:
+        truth = truth.play(m)
+    listed = resync.missed_pairs(record, 1)
+    # every pair is of one-seed moves, and the record's moves follow it unchanged
+    for anchor, line, q, added in listed:
+        assert anchor.name == "earlier" and anchor.position == positions[anchor.ply or 0]
+        x, y = line[:2]
+        assert anchor.position.pits[x] == 1 and anchor.position.play(x).pits[y] == 1
+        assert line[2 : 2 + len(record_moves) - (anchor.ply or 0)] == tuple(
+            record_moves[anchor.ply or 0 :]
+        )
+        assert added == len(line) - (len(record_moves) - (anchor.ply or 0))
+        p = anchor.position
+        for m in line:
+            p = p.play(m)
+        assert p.pits == q.pits
+    table = log_likelihood_table(truth.pits, 48)
+    root = positions[-1]
+    assert search([Anchor("root", root, 4)], table) is None
+    found = search([Anchor("root", root, 4)], table, rewrites=resync.Rewrites.of(listed, 12))
+    assert found is not None and found.position.pits == truth.pits
+    assert found.anchor.ply == 2 and found.line == (2, 8, 1, 7)
+    # the two moves added pay PER_MOVE each: the board fits exactly
+    assert found.score == 2 * resync.PER_MOVE
+    assert resync.missed_pairs([], 2) == []

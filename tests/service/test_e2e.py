@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import random
 import threading
 import time
 from pathlib import Path
@@ -20,6 +21,9 @@ from websockets.sync.client import connect
 from core import Position
 from core.observation import Observation
 from core.records import GameRecord
+from core.referee import presets
+from core.referee.playthrough import CAMERA as CAMERA_PACE
+from core.referee.playthrough import GROWING, random_full_game, render_game
 from core.referee.session import replay, session_header
 
 from .conftest import read_jsonl, session_log
@@ -199,3 +203,42 @@ def test_routes_that_read_the_referee_run_on_its_event_loop() -> None:
 
     readers = [state.boards, state.state, state.events, health.health, pages.home_data]
     assert [r.__name__ for r in readers if not inspect.iscoroutinefunction(r)] == []
+
+
+def test_moves_the_referee_takes_back_by_itself_reach_the_page_and_the_record(
+    serve: Any, tmp_path: Path
+) -> None:
+    # Game 1115 of the referee bench (a camera whose belief spreads as piles grow): two
+    # quick one-seed moves are missed, and 31 moves later the referee finds them, takes
+    # those moves back and confirms them again (docs/REFEREE.md, "Two quick moves never
+    # seen"). A page that was watching gets the state again after the correction, with
+    # the record as it now stands, and the game's record in the history is the true one.
+    rng = random.Random(1115)
+    start = Position.initial()
+    moves = random_full_game(start, rng)
+    play = render_game(start, moves, GROWING, CAMERA_PACE, rng)
+    rec = tmp_path / "quick-moves.jsonl"
+    lines = [session_header(start, **presets.CAMERA)]
+    lines += [item.to_json() for item in play.timeline if isinstance(item, Observation)]
+    rec.write_text("".join(json.dumps(ln) + "\n" for ln in lines))
+    names = [start.ruleset.pit_name(m) for m in moves]
+    server = serve("--source", f"replay://{rec}?speed=20", "--no-engine")
+    got: list[dict[str, Any]] = []
+    with connect(f"{server.ws}/ws/board/1?role=spectator") as ws:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not any(m["type"] == "game_over" for m in got):
+            try:
+                got.append(json.loads(ws.recv(timeout=max(0.05, deadline - time.monotonic()))))
+            except TimeoutError:
+                break
+    assert got and got[0]["type"] == "state", server.log_text()[-2000:]
+    assert got[0]["seq"] == 0 or not got[0]["moves"]  # watching from the game's start
+    back = next(i for i, m in enumerate(got) if m["type"] == "corrected")
+    assert got[back]["action"] == "resync" and got[back]["ply"] == 11
+    state = next(m for m in got[back:] if m["type"] == "state")
+    shown = [m["name"] for m in state["moves"]]
+    assert shown == names[: len(shown)] and len(shown) > 13
+    assert any(m["type"] == "game_over" for m in got)
+    games = server.get("/api/games").json()
+    record = server.get(f"/api/games/{games[0]['id']}").json()["record"]
+    assert GameRecord.from_json(record).moves == moves
