@@ -207,6 +207,7 @@ class Referee:
         self._last_key: tuple[Any, ...] | None = None
         self._told = False
         """Judging again because a person counted a pit: their word needs no second look."""
+        self._unexplained_boards = {}
         self._reset_game(start or Position.initial())
 
     # -- state -------------------------------------------------------------------------
@@ -235,6 +236,8 @@ class Referee:
         """Since when each thing that waits to be said has been seen on a still board."""
         self._due = None
         """A mistake shown on the last still board, not yet said: (board, key, mistake)."""
+        self._held = None
+        self._unexplained_boards.clear()
         self._forgiven = False
         """The last still reading was taken for one cell's glitch."""
         self._ready: Record | None = None
@@ -302,6 +305,7 @@ class Referee:
         # a count above every seed in the game, read for sure or as the likeliest count
         if any((c := most_likely(r)) is not None and c > total for r in obs.pits):
             return [self._bad_observation(obs, f"a pit cannot hold more than the {total} seeds")]
+        lasted = self._unexplained_lasted(obs)
         self._gap = obs.t - self._last_obs_t
         self._last_obs, self._last_obs_t = obs, obs.t
         sig = best_counts(obs.pits)
@@ -322,8 +326,41 @@ class Referee:
             (previous_still if previous_still is not None else obs.t) if settled else None
         )
         if self.position.is_over:
-            return self._after_game(obs, settled)
-        return self._judge(obs, settled, previous_still)
+            return [*lasted, *self._after_game(obs, settled)]
+        return [*lasted, *self._judge(obs, settled, previous_still)]
+
+    def _forget_unexplained(self) -> None:
+        """A reading explained (or the board said out of sync): no unexplained board is
+        lasting any more."""
+        self._since.pop("unexplained", None)
+        self._unexplained_boards.clear()
+
+    def _unexplained_lasted(self, obs: Observation) -> list[Event]:
+        """A still board nothing explains, said out of sync when that board ends if it
+        stood ``settle_time``: a source that sends a board only when it changes (and once
+        a second when it does not) may have read it last well before that, while it still
+        stood (as :meth:`_overdue_mistake` does for a mistake). Judged with the last
+        reading, before ``obs`` takes its place."""
+        held, self._held = self._held, None
+        if held is None or self._sync is not None or self.position.is_over:
+            return []
+        last, ev = held
+        # (since that very board was first read: a run of glitches, each a board of its
+        # own for a reading, is no board that lasted)
+        since, reads = self._unexplained_boards.get(best_counts(self._readings(last)), (0.0, 0))
+        if not reads or obs.t - since < self.settle_time:
+            return []
+        if self.independent_frames and reads < 2 and not self._told:
+            # (a sensor cell's glitch in the last reading before a hand stands as long as
+            # the hand takes to come: as for a mistake, its board is read twice first)
+            return []
+        if best_counts(obs.pits) == best_counts(last.pits):
+            return []  # (the same board again: judged at this reading as any still one)
+        caught = self._catch_up(last, ev, -np.inf)
+        if caught is not None:
+            return caught
+        played = self._played_before_disturbance(last)
+        return [*played, *self._out_of_sync(obs.t, "board", None)]
 
     def _bad_observation(self, raw: Any, message: str) -> Event:
         t = raw.get("t", 0.0) if isinstance(raw, Mapping) else getattr(raw, "t", 0.0)
@@ -406,6 +443,11 @@ class Referee:
                 self._looked[i] = s
 
     _last_still_elapsed = 0.0
+    _held: tuple[Observation, Evidence] | None = None
+    """The last still reading, if nothing explained it (see :meth:`_unexplained_lasted`)."""
+    _unexplained_boards: dict[tuple[int | None, ...], tuple[float, int]]
+    """Each still board nothing explained since the last explained reading: when it was
+    first read, and how many readings showed it."""
     _due: tuple[Any, Any, Any] | None = None
     _forgiven = False
     _last_obs_t = -math.inf
@@ -433,7 +475,7 @@ class Referee:
         tracker = self._tracker
         if key == self._last_key:
             tracker.pay_stillness(ev.hand_away, ev.capture_wait)
-            self._since.pop("unexplained", None)
+            self._forget_unexplained()
         else:
             saved = Snapshot.of(tracker)
             extra = self._proposals(obs)
@@ -449,7 +491,7 @@ class Referee:
                 if settled and start != self.position and self._explains_board(obs, ev, start.pits):
                     # The players laid out a new game mid-game (they started again): at
                     # once, no alarm, however briefly the start stays still.
-                    self._since.pop("unexplained", None)
+                    self._forget_unexplained()
                     events = self._begin_game(obs.t, start, auto=True)
                     self._looked_at(obs)
                     return events
@@ -459,8 +501,13 @@ class Referee:
                         return caught
                     played = self._played_before_disturbance(obs)
                     return [*played, *self._out_of_sync(obs.t, "board", None)]
+                if settled:
+                    self._held = (obs, ev)
+                    board = best_counts(self._readings(obs))
+                    since, reads = self._unexplained_boards.get(board, (obs.t, 0))
+                    self._unexplained_boards[board] = (since, reads + 1)
                 return []
-            self._since.pop("unexplained", None)
+            self._forget_unexplained()
             if settled and fit.deficit > LOOSE_FIT:
                 # Only loosely explained: more moves than a history reaches between two
                 # observations may have gone by unseen, and explain it far better.
@@ -1133,6 +1180,10 @@ class Referee:
 
     def _out_of_sync(self, t: float, cause: str, before: Position | None) -> list[Event]:
         """Say once that the board shows nothing the game explains (see :class:`OutOfSync`)."""
+        # (the unexplained board that lasted is said: once the game is found again, the
+        # next one must last settle_time of its own)
+        self._forget_unexplained()
+        self._held = None
         seen = best_counts(self._readings(self._last_obs)) if self._last_obs else ()
         diff = self._diff(seen)
         events: list[Event] = []
