@@ -240,6 +240,7 @@ def test_a_disturbed_board_read_last_before_it_had_stood_is_said_when_it_ends() 
     # shows it stood 1.4 s: the board is out of sync, said then, and found again once
     # the seeds are gone.
     play, result = _sensor_at_camera_pace("disturbed", 4001)
+    assert [(x.type, x.pits) for x in play.expected] == [("board_disturbed", {10})]
     assert result.found == 1 and result.false_alerts == 0 and result.followed
     (alert,) = [e for e in result.events if e.type == "board_disturbed"]
     assert alert["pits"] == [10] and "pit e: expected 5, seen 7" in alert["text"]
