@@ -329,12 +329,6 @@ class Referee:
             return [*lasted, *self._after_game(obs, settled)]
         return [*lasted, *self._judge(obs, settled, previous_still)]
 
-    def _forget_unexplained(self) -> None:
-        """A reading explained (or the board said out of sync): no unexplained board is
-        lasting any more."""
-        self._since.pop("unexplained", None)
-        self._unexplained_boards.clear()
-
     def _unexplained_lasted(self, obs: Observation) -> list[Event]:
         """A still board nothing explains, said out of sync when that board ends if it
         stood ``settle_time``: a source that sends a board only when it changes (and once
@@ -344,17 +338,17 @@ class Referee:
         held, self._held = self._held, None
         if held is None or self._sync is not None or self.position.is_over:
             return []
-        last, ev = held
+        last, ev, board = held
         # (since that very board was first read: a run of glitches, each a board of its
         # own for a reading, is no board that lasted)
-        since, reads = self._unexplained_boards.get(best_counts(self._readings(last)), (0.0, 0))
+        since, reads = self._unexplained_boards.get(board, (0.0, 0))
         if not reads or obs.t - since < self.settle_time:
             return []
         if self.independent_frames and reads < 2 and not self._told:
             # (a sensor cell's glitch in the last reading before a hand stands as long as
             # the hand takes to come: as for a mistake, its board is read twice first)
             return []
-        if best_counts(obs.pits) == best_counts(last.pits):
+        if best_counts(self._readings(obs)) == board:
             return []  # (the same board again: judged at this reading as any still one)
         caught = self._catch_up(last, ev, -np.inf)
         if caught is not None:
@@ -443,11 +437,13 @@ class Referee:
                 self._looked[i] = s
 
     _last_still_elapsed = 0.0
-    _held: tuple[Observation, Evidence] | None = None
-    """The last still reading, if nothing explained it (see :meth:`_unexplained_lasted`)."""
+    _held: tuple[Observation, Evidence, tuple[int | None, ...]] | None = None
+    """The last still reading and its board, if nothing explained it (see
+    :meth:`_unexplained_lasted`)."""
     _unexplained_boards: dict[tuple[int | None, ...], tuple[float, int]]
-    """Each still board nothing explained since the last explained reading: when it was
-    first read, and how many readings showed it."""
+    """Each still board nothing explained since the last explained reading (or the board
+    was said out of sync): when it was first read, and how many readings showed it. Past
+    the settle time since the first of them, the board is out of sync."""
     _due: tuple[Any, Any, Any] | None = None
     _forgiven = False
     _last_obs_t = -math.inf
@@ -475,7 +471,7 @@ class Referee:
         tracker = self._tracker
         if key == self._last_key:
             tracker.pay_stillness(ev.hand_away, ev.capture_wait)
-            self._forget_unexplained()
+            self._unexplained_boards.clear()
         else:
             saved = Snapshot.of(tracker)
             extra = self._proposals(obs)
@@ -491,23 +487,26 @@ class Referee:
                 if settled and start != self.position and self._explains_board(obs, ev, start.pits):
                     # The players laid out a new game mid-game (they started again): at
                     # once, no alarm, however briefly the start stays still.
-                    self._forget_unexplained()
+                    self._unexplained_boards.clear()
                     events = self._begin_game(obs.t, start, auto=True)
                     self._looked_at(obs)
                     return events
-                if settled and self._lasts("unexplained", obs.t):
+                if not settled:
+                    return []
+                board = best_counts(self._readings(obs))
+                since, reads = self._unexplained_boards.get(board, (obs.t, 0))
+                self._unexplained_boards[board] = (since, reads + 1)
+                first = min(since for since, _ in self._unexplained_boards.values())
+                if obs.t - first >= self.settle_time:
+                    # (unexplained boards, one or several, have stood the settle time)
                     caught = self._catch_up(obs, ev, -np.inf)
                     if caught is not None:
                         return caught
                     played = self._played_before_disturbance(obs)
                     return [*played, *self._out_of_sync(obs.t, "board", None)]
-                if settled:
-                    self._held = (obs, ev)
-                    board = best_counts(self._readings(obs))
-                    since, reads = self._unexplained_boards.get(board, (obs.t, 0))
-                    self._unexplained_boards[board] = (since, reads + 1)
+                self._held = (obs, ev, board)
                 return []
-            self._forget_unexplained()
+            self._unexplained_boards.clear()
             if settled and fit.deficit > LOOSE_FIT:
                 # Only loosely explained: more moves than a history reaches between two
                 # observations may have gone by unseen, and explain it far better.
@@ -1182,7 +1181,7 @@ class Referee:
         """Say once that the board shows nothing the game explains (see :class:`OutOfSync`)."""
         # (the unexplained board that lasted is said: once the game is found again, the
         # next one must last settle_time of its own)
-        self._forget_unexplained()
+        self._unexplained_boards.clear()
         self._held = None
         seen = best_counts(self._readings(self._last_obs)) if self._last_obs else ()
         diff = self._diff(seen)
@@ -1359,15 +1358,10 @@ class Referee:
     def _rewind(self, t: float, anchor: Anchor) -> Event:
         """Back to the position ``anchor`` (an ``earlier`` one: the record went through it,
         :meth:`_rewrites`), to play the game on from there: the moves since taken back."""
-        ply = anchor.ply or 0
-        taken = [out.name for out in self.moves[ply:]]
-        first = self.moves[ply]
+        first = self.moves[anchor.ply or 0]
         h = next(i for i, (_, out) in enumerate(self._history) if out is first)
-        start = self._history[h][0]
-        del self._history[h:]
-        del self.moves[ply:]
-        del self._missed[ply:]
-        self._tracker.reset(MoveGraph(start, self._last_move()))
+        taken = self._cut_record(h)
+        self._tracker.reset(MoveGraph(anchor.position, self._last_move()))
         self._new_position()
         return self._event(
             "corrected",
@@ -1557,13 +1551,19 @@ class Referee:
         self._late = None
         return self._restored(t, late.alert_id, "the doubt is settled")
 
+    def _cut_record(self, h: int) -> list[str]:
+        """The record back to just before entry ``h`` of its history: the names of the
+        moves taken back."""
+        taken = [out.name for _, out in self._history[h:] if out is not None]
+        del self._history[h:]
+        del self.moves[len(self.moves) - len(taken) :]
+        del self._missed[len(self._missed) - len(taken) :]
+        return taken
+
     def _take_back(self, t: float, late: LateDoubt) -> list[Event]:
         """Back to just before the moves a game's end took: the position, the record and
         the belief over the histories since."""
-        taken = self._taken(late)
-        del self._history[late.history :]
-        del self.moves[len(self.moves) - len(taken) :]
-        del self._missed[len(self._missed) - len(taken) :]
+        taken = self._cut_record(late.history)
         self._tracker = late.tracker
         closed = self._restored(t, late.alert_id, "")
         self._new_position()
