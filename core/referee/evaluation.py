@@ -97,6 +97,7 @@ def score(
     confirmed = 0
     found_t: float | None = None
     desync_t = play.desync[1] if play.desync else None
+    first_move_after: float | None = None
     asked: list[tuple[float, Event, int]] = []
     frames: list[float] = []
     timeline: deque[TimelineItem] = deque(play.timeline)
@@ -125,6 +126,8 @@ def score(
             if keep_events:
                 out.events.append(e)
             if e.type == "move":
+                if desync_t is not None and e.t >= desync_t and first_move_after is None:
+                    first_move_after = e.t
                 i = confirmed
                 out.named.append(int(e["pit"]))
                 if i < len(play.moves) and e["pit"] == play.moves[i]:
@@ -175,6 +178,11 @@ def score(
     out.latency = _latencies(frames, out.seconds, out.between)
     out.mistakes = len(play.expected)
     out.followed = out.named == play.moves
+    if found_t is None and out.followed and out.out_of_sync_alerts == 0:
+        # Never lost: the game was followed through the desync without a word (an undo
+        # of a move the referee was still reading, the board put back to a position it
+        # reaches by play). It was found again with the first move it named after.
+        found_t = first_move_after
     if play.desync is not None and found_t is not None and desync_t is not None:
         out.resync = max(0.0, found_t - desync_t)
         out.resync_boards = sum(1 for s in play.still_boards if desync_t <= s <= found_t) or 1

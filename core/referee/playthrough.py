@@ -636,7 +636,10 @@ def desync_session(
     if kind == "new_game_command":
         command: dict[str, Any] = {"command": "new_game"}
     elif kind == "set_position":
-        wrong = pos.play(pos.legal_moves()[0]) if pos.legal_moves() else start
+        # One move on from the board's game, but not the move the players play next:
+        # that one would put the position set on the board, and nothing be out of sync.
+        others = [m for m in pos.legal_moves() if not rest or m != rest[0]]
+        wrong = pos.play(others[0]) if others else start
         if wrong.is_over:
             wrong = start
         command = {"command": "set_position", "position": wrong.to_text()}

@@ -61,7 +61,13 @@ from core.referee.likelihood import (
 )
 from core.referee.resync import Anchor, Found, Rewrites, missed_pairs, search
 from core.referee.shadow import Shadow
-from core.referee.stages import PROPOSING_STAGES, MoveGraph, Record, missed_capture_position
+from core.referee.stages import (
+    MISTAKE,
+    PROPOSING_STAGES,
+    MoveGraph,
+    Record,
+    missed_capture_position,
+)
 from core.referee.tracker import (
     CAPTURE_WAIT_MAX,
     CAPTURE_WAIT_PER_S,
@@ -75,6 +81,7 @@ from core.referee.tracker import (
     Snapshot,
     Tracker,
     fresh_pits,
+    slips,
 )
 
 __all__ = ["CommandError", "Referee"]
@@ -249,6 +256,10 @@ class Referee:
         self._question_at = 0.0
         """When the open question was asked."""
         self._late: LateDoubt | None = None
+        self._after_command: tuple[Position, Shadow] | None = None
+        """The game before the last command, followed until a move is confirmed after it
+        (the board was taken to show the command's position: if it turns out not to, that
+        game is where to look)."""
         if not keep_counts:
             self._overrides: dict[int, Counted] = {}
         self._last_key = None
@@ -457,6 +468,8 @@ class Referee:
         if self._sync is not None:
             self._due = None
             return self._while_out_of_sync(obs, ev, key)
+        if self._after_command is not None:
+            self._follow(self._after_command[1], ev, key)
         overdue = self._overdue_mistake(obs, settled)  # (before this reading moves it on)
         return [*overdue, *self._judged(obs, settled, ev, key)]
 
@@ -813,13 +826,17 @@ class Referee:
                 events.append(ev)
         return events
 
-    def _withdrawn(self, t: float) -> Event:
+    def _withdrawn(self, t: float, text: str | None = None) -> Event:
         assert self._provisional is not None
         record, seq = self._provisional
         self._provisional = None
         name = self.position.ruleset.pit_name(record[0])
         return self._event(
-            "move_withdrawn", t, provisional=seq, pit=record[0], text=f"move {name} was not played"
+            "move_withdrawn",
+            t,
+            provisional=seq,
+            pit=record[0],
+            text=text or f"move {name} was not played",
         )
 
     # -- alerts -------------------------------------------------------------------------------
@@ -1191,13 +1208,18 @@ class Referee:
         if self._question is not None:
             events.append(self._restored(t, self._question, ""))
         alert = self._disturbed_alert(t, cause, seen, diff)
+        shadow = None if before is None else Shadow.following(before, self._looked)
+        if before is None and self._after_command is not None:
+            # (lost before any move since a command the board was taken to show: the
+            # game before it, followed since, is where the players may have gone on)
+            before, shadow = self._after_command
         self._sync = OutOfSync(
             alert["alert_id"],
             cause,
             tuple(seen),
             tuple((d["pit"], d["seen"]) for d in diff),
             before,
-            None if before is None else Shadow.following(before, self._looked),
+            shadow,
         )
         return [*events, alert]
 
@@ -1230,13 +1252,7 @@ class Referee:
         sync = self._sync
         assert sync is not None
         if sync.shadow is not None and key is not None:
-            sync.shadow.observe(
-                ev,
-                key,
-                independent=self.independent_frames,
-                floor=self.min_log_likelihood,
-                commit=self.commit_mass,
-            )
+            self._follow(sync.shadow, ev, key)
         if not ev.still:
             return []
         seen = best_counts(self._readings(obs))
@@ -1246,15 +1262,13 @@ class Referee:
         saved = Snapshot.of(tracker)
         fit = tracker.update(ev, self._proposals(obs))
         # (after a command, a board the game before it explains better is that game, not
-        # the command's with a few piles misread: the search below finds it)
-        before_better = sync.before is not None and self._deficit(ev, sync.before.pits) < (
-            fit.deficit
-        )
-        if self._explains(obs, fit.deficit, fit.board) and not before_better:
-            self._looked_at(obs)
-            self._sync = None
-            restored = self._restored(obs.t, sync.alert_id, "")
-            return [restored, *self._decide(obs, True)]
+        # the command's with a few piles misread, or with a mistake made at once, which
+        # pays its prior here too: the search below finds it)
+        cost = fit.deficit - MISTAKE * slips(fit.key)
+        before_better = sync.before is not None and self._deficit(ev, sync.before.pits) < cost
+        explained = self._explains(obs, fit.deficit, fit.board) and not before_better
+        if explained and not slips(fit.key):
+            return self._back_in_sync(obs, sync)
         saved.restore(tracker)
         found = (
             self._search(ev, sync.before)
@@ -1263,6 +1277,11 @@ class Referee:
         )
         if found is not None:
             return self._resync(obs, found, sync)
+        if explained:
+            # A mistake made at once explains the board, and no line of play does: the
+            # game is found, and the mistake said as any other.
+            tracker.update(ev, self._proposals(obs))
+            return self._back_in_sync(obs, sync)
         diff = self._diff(seen)
         key = tuple((d["pit"], d["seen"]) for d in diff)
         if key == sync.diff:
@@ -1274,6 +1293,22 @@ class Referee:
                 obs.t, sync.cause, seen, diff, alert_id=sync.alert_id, update=True
             )
         ]
+
+    def _back_in_sync(self, obs: Observation, sync: OutOfSync) -> list[Event]:
+        """The histories, just updated with ``obs``, explain the board again."""
+        self._looked_at(obs)
+        self._sync = None
+        restored = self._restored(obs.t, sync.alert_id, "")
+        return [restored, *self._decide(obs, True)]
+
+    def _follow(self, shadow: Shadow, ev: Evidence, key: tuple[Any, ...]) -> None:
+        shadow.observe(
+            ev,
+            key,
+            independent=self.independent_frames,
+            floor=self.min_log_likelihood,
+            commit=self.commit_mass,
+        )
 
     def _shadow_found(self, sync: OutOfSync) -> Found | None:
         """The game before the command, played on further than the search looks, if the
@@ -1471,6 +1506,8 @@ class Referee:
         return self._event("corrected", t, action=action, position=new.to_json(), text=text)
 
     def undo(self, t: float) -> list[Event]:
+        if self._provisional is not None and self._sync is None:
+            return self._undo_provisional(t)
         if not self._history:
             raise CommandError("nothing to undo")
         before = self.position
@@ -1482,14 +1519,32 @@ class Referee:
         self._new_position(keep_counts=False)
         self._sync = None
         what = f"move {out.name} taken back" if out is not None else "correction taken back"
+        # (a move taken back names the moves left, as the referee's own take-backs do)
+        extra = {"ply": len(self.moves)} if out is not None else {}
         ev = self._event(
             "corrected",
             t,
             action="undo",
             position=previous.to_json(),
             text=f"{what}; position {previous.to_text()}",
+            **extra,
         )
         return [ev, *self.check_board(t, "undo", before)]
+
+    def _undo_provisional(self, t: float) -> list[Event]:
+        """Undo while the page shows a move still being read: that move, the last one the
+        person saw played, is the one taken back. It is withdrawn, the position stays, and
+        a board that still shows the move disagrees with the game until the players put
+        it back (said as for the undo of a confirmed move)."""
+        assert self._provisional is not None
+        record = self._provisional[0]
+        out = self._tracker.graph(()).outcome(record[0])
+        shown = missed_capture_position(out) if record[1] else out.position
+        assert shown is not None
+        withdrawn = self._withdrawn(t, f"move {out.name} taken back")
+        self._tracker.reset(MoveGraph(self.position, self._last_move()))
+        self._new_position(keep_counts=False)
+        return [withdrawn, *self.check_board(t, "undo", shown)]
 
     def confirm(
         self, t: float, *, pit: Any = None, count: Any = None, move: Any = None
@@ -1600,6 +1655,12 @@ class Referee:
         still, say so now if not; otherwise look at the next still board."""
         self._last_key = None
         obs = self._last_obs
+        if (
+            before is not None
+            and before != self.position
+            and before.ruleset.num_pits == self.position.ruleset.num_pits
+        ):
+            self._after_command = (before, Shadow.following(before, self._looked))
         if self.position.is_over or obs is None:
             return []
         if len(obs.pits) != self.position.ruleset.num_pits:

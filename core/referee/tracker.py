@@ -580,12 +580,12 @@ class Tracker:
         best_fit = int(np.argmax(fits))
         key_of = self._key_maker(reaches, sizes, owner, extra)
         deficit = ev.ceiling - float(fits[best_fit])
-        if _slips(key_of(best_fit)) >= 2:
+        if slips(key_of(best_fit)) >= 2:
             # Two mistakes at once explain anything: a board only they explain was
             # disturbed (the best candidate of fewer, if one explains it as well)
             deficit = math.inf
             for i in np.argsort(-fits, kind="stable").tolist():
-                if _slips(key_of(i)) < 2:
+                if slips(key_of(i)) < 2:
                     best_fit, deficit = i, ev.ceiling - float(fits[i])
                     break
         fit = Fit(deficit, tuple(int(x) for x in boards[best_fit]), key_of(best_fit))
@@ -760,13 +760,13 @@ class Tracker:
 MISTAKE_STAGES = frozenset({"bad", "lift", "wrongcap", "taken"})
 
 
-def _slips(key: NodeKey) -> int:
+def slips(key: NodeKey) -> int:
     """The mistakes in a node's history: captures left on the board, and the stage it
     stands at if that is a mistake.
 
-    >>> _slips((((5, True), (7, False)), ("bad", 1, "skip", 0, 1)))
+    >>> slips((((5, True), (7, False)), ("bad", 1, "skip", 0, 1)))
     2
-    >>> _slips((((5, False),), ("sow", 1, 0)))
+    >>> slips((((5, False),), ("sow", 1, 0)))
     0
     """
     return sum(1 for record in key[0] if record[1]) + (key[1][0] in MISTAKE_STAGES)
