@@ -61,7 +61,8 @@ export function applyMessage(model, msg) {
       if (msg.link) model.link = msg.link;
       model.storage = msg.storage?.state === "failing" ? msg.storage : null;
       model.pending = null;
-      model.provisional = null;
+      // a move being read when the page (re)connects: shown until confirmed or withdrawn
+      model.provisional = msg.provisional ?? null;
       if (model.lastMove && !model.moves.length) model.lastMove = null;
       model.seq = msg.seq ?? model.seq;
       break;
