@@ -71,6 +71,7 @@ from vision.deep_counter import DeepCounter
 from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
 from vision.evaluation.eye_count import save_beliefs
 from vision.evaluation.photo_games import longest_common, photo_games, report_lines
+from vision.learning.layouts import LAYOUTS
 from vision.net_counter import NetCounter
 from vision.seed_paste import seed_bank
 
@@ -356,9 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--layouts",
         type=whole_number(0),
-        default=2,
+        default=len(LAYOUTS),
         help="--new-board: spread layouts the calibration asks for after the empty board and"
-        " the start position (default 2)",
+        f" the start position (default {len(LAYOUTS)}, as the calibration)",
     )
     parser.add_argument(
         "--photos",

@@ -351,23 +351,26 @@ def test_train_counter_learns_from_the_photos_kept_of_your_games(
 def test_calibrate_with_layouts_fine_tunes_the_deep_network_on_every_pit(
     files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The default calibration: empty, start, then two spread layouts, each shown as a
-    picture and read before it is kept; the deep network learns from all 48 pits."""
+    """The default calibration: empty, start, then four spread layouts, each shown as a
+    picture and read before it is kept; the deep network learns from all 72 pits."""
+    from companion.commands.camera_calibration import LAYOUTS as ASKED
     from vision.learning.layouts import LAYOUTS
 
+    assert ASKED == len(LAYOUTS) == 4  # (the command's default is the layouts' list)
     shots = []
     for k, layout in enumerate(LAYOUTS):
         shots.append(files["cal"].parent / f"layout{k}.png")
         cv2.imwrite(str(shots[-1]), board.frame(list(layout.pits), seed=50 + k))
-    args = _calibrate(files, layouts=2, layout=shots, steps=20, members=1)
+    args = _calibrate(files, layouts=ASKED, layout=shots, steps=20, members=1)
     assert calibrate_camera(args) == 0
     cal = Calibration.load(files["cal"])
     assert cal.counter is not None and cal.counter["kind"] == "deep"
     out, err = capsys.readouterr()
-    assert "layout 2 of 2" in out and "A: 2, B: 0, C: 1" in out  # where to put how many
-    assert (files["cal"].parent / "cal.layout-1.png").is_file()  # and the picture of it
-    assert "and 2 layouts" in out
-    assert "warning" not in err  # both photos read as the layouts asked for
+    assert "layout 2 of 4" in out and "A: 2, B: 0, C: 1" in out  # where to put how many
+    assert "layout 4 of 4" in out and "A: 9, B: 1, C: 2, D: 0, E: 1" in out
+    assert (files["cal"].parent / "cal.layout-3.png").is_file()  # and the picture of it
+    assert "and 4 layouts" in out
+    assert "warning" not in err  # every photo read as the layout asked for
     assert "fine-tuning the counter" in err
 
 

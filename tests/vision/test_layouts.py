@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -26,9 +28,14 @@ def test_layouts_use_every_seed_and_show_every_count_0_to_9() -> None:
         assert set(range(10)) <= set(layout.pits)
 
 
-def test_the_second_layout_puts_another_count_in_every_pit() -> None:
-    first, second = LAYOUTS
-    assert all(a != b for a, b in zip(first.pits, second.pits, strict=True))
+def test_each_layout_puts_another_count_in_every_pit_than_the_one_before() -> None:
+    for first, second in itertools.pairwise(LAYOUTS):
+        assert all(a != b for a, b in zip(first.pits, second.pits, strict=True))
+    # and over the four, every count 0-9 in at least four pits
+    pits_of = {
+        c: {i for lay in LAYOUTS for i, n in enumerate(lay.pits) if n == c} for c in range(10)
+    }
+    assert len(LAYOUTS) == 4 and min(len(p) for p in pits_of.values()) == 4
 
 
 def test_the_calibration_asks_empty_start_then_layouts() -> None:

@@ -32,7 +32,7 @@ from vision.calibrate import contradicted
 from vision.counter import PitCounter
 from vision.dataset import Example
 from vision.evaluation.photo_games import GameResult, photo_games
-from vision.learning.layouts import Layout, calibration_layouts, crops_per_count
+from vision.learning.layouts import LAYOUTS, Layout, calibration_layouts, crops_per_count
 
 Floats = npt.NDArray[np.float64]
 Fitter = Callable[[list[Example]], PitCounter]
@@ -91,7 +91,7 @@ class NewBoardRun:
 def run_new_board(
     examples: Sequence[Example],
     fitter: Fitter,
-    layouts: int = 2,
+    layouts: int = len(LAYOUTS),
     photos: int = 1,
     seed: int = 0,
 ) -> NewBoardRun:
