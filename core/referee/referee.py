@@ -663,11 +663,17 @@ class Referee:
             return set()
         return {i for i, r in enumerate(self._readings(obs)) if r is not None}
 
-    def _changed_pits(self, record: Record) -> set[int]:
-        """The pits whose count ``record`` changes."""
+    def _played(self, record: Record) -> tuple[MoveOutcome, Position]:
+        """The move ``record`` from the position, and the board it leaves (its capture
+        left there if it was missed)."""
         out = self._tracker.graph(()).outcome(record[0])
         after = missed_capture_position(out) if record[1] else out.position
         assert after is not None
+        return out, after
+
+    def _changed_pits(self, record: Record) -> set[int]:
+        """The pits whose count ``record`` changes."""
+        _, after = self._played(record)
         return {
             i for i, (a, b) in enumerate(zip(self.position.pits, after.pits, strict=True)) if a != b
         }
@@ -1269,6 +1275,7 @@ class Referee:
         explained = self._explains(obs, fit.deficit, fit.board) and not before_better
         if explained and not slips(fit.key):
             return self._back_in_sync(obs, sync)
+        updated = Snapshot.of(tracker) if explained else None
         saved.restore(tracker)
         found = (
             self._search(ev, sync.before)
@@ -1277,10 +1284,10 @@ class Referee:
         )
         if found is not None:
             return self._resync(obs, found, sync)
-        if explained:
+        if updated is not None:
             # A mistake made at once explains the board, and no line of play does: the
             # game is found, and the mistake said as any other.
-            tracker.update(ev, self._proposals(obs))
+            updated.restore(tracker)
             return self._back_in_sync(obs, sync)
         diff = self._diff(seen)
         key = tuple((d["pit"], d["seen"]) for d in diff)
@@ -1537,10 +1544,7 @@ class Referee:
         a board that still shows the move disagrees with the game until the players put
         it back (said as for the undo of a confirmed move)."""
         assert self._provisional is not None
-        record = self._provisional[0]
-        out = self._tracker.graph(()).outcome(record[0])
-        shown = missed_capture_position(out) if record[1] else out.position
-        assert shown is not None
+        out, shown = self._played(self._provisional[0])
         withdrawn = self._withdrawn(t, f"move {out.name} taken back")
         self._tracker.reset(MoveGraph(self.position, self._last_move()))
         self._new_position(keep_counts=False)
