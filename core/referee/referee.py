@@ -53,6 +53,7 @@ from core.records import GameRecord
 from core.referee import commands, wording
 from core.referee.commands import CommandError
 from core.referee.events import Event
+from core.referee.glitches import changed_pit, glitched_pit, unseen
 from core.referee.likelihood import (
     best_counts,
     differing_pits,
@@ -164,6 +165,63 @@ class LateDoubt:
         return tracker.stage(tracker.keys[tracker.best()]).board
 
 
+@dataclass(frozen=True, slots=True)
+class _Clocks:
+    """What waits to be said, and since when (the referee's ``_since``, ``_sure_frames``
+    and ``_due``), as it stood before a reading."""
+
+    since: dict[Any, float]
+    sure_frames: dict[Any, int]
+    due: Any
+
+    def restored(self) -> tuple[dict[Any, float], dict[Any, int], Any]:
+        return dict(self.since), dict(self.sure_frames), self.due
+
+
+class _Fed:
+    """The last reading the tracker took, kept to weigh it again if it turns out to be one
+    cell's glitch (:meth:`Referee._weigh_glitch_again`)."""
+
+    __slots__ = ("_after", "before", "board", "clocks", "commits", "ev", "extra", "saved")
+
+    def __init__(
+        self,
+        saved: Snapshot,
+        clocks: _Clocks,
+        ev: Evidence,
+        extra: list[tuple[int, NodeKey, float]],
+        before: tuple[int | None, ...] | None,
+        board: tuple[int | None, ...],
+        tracker: Tracker,
+    ) -> None:
+        self.saved = saved
+        self.clocks = clocks
+        self.ev = ev
+        self.extra = extra
+        self.before = before
+        """The board of the reading the tracker took before it."""
+        self.board = board
+        self.commits: list[Record] = []
+        """Moves confirmed on this reading: confirmed again after it is weighed again."""
+        self._after = self._beam(tracker)
+
+    @staticmethod
+    def _beam(tracker: Tracker) -> tuple[Any, ...]:
+        # Every change to the tracker's beam puts new lists and arrays in place.
+        return (tracker.keys, tracker.prior, tracker.closed, tracker.open)
+
+    def committed(self, record: Record, tracker: Tracker) -> None:
+        """``record`` was confirmed on this reading (the referee forgot what waited to be
+        said)."""
+        self.commits.append(record)
+        self.clocks = _Clocks({}, {}, None)
+        self._after = self._beam(tracker)
+
+    def current(self, tracker: Tracker) -> bool:
+        """Nothing changed the tracker since it took this reading."""
+        return all(a is b for a, b in zip(self._after, self._beam(tracker), strict=True))
+
+
 class Referee:
     """Keeps the game and decides what the board shows (see the module docstring)."""
 
@@ -226,6 +284,9 @@ class Referee:
         self._history: list[tuple[Position, MoveOutcome | None]] = []
         self.alerts: list[Event] = []
         self._tracker = Tracker(start)
+        self._fed: _Fed | None = None
+        self._fed_board: tuple[int | None, ...] | None = None
+        """The board of the last reading the tracker took."""
         self._looked: list[int | None] = [None] * start.ruleset.num_pits
         self._sync: OutOfSync | None = None
         self._pending_check: tuple[str, Position | None] | None = None
@@ -457,6 +518,7 @@ class Referee:
     the settle time since the first of them, the board is out of sync."""
     _due: tuple[Any, Any, Any] | None = None
     _forgiven = False
+    _clocks: _Clocks | None = None
     _last_obs_t = -math.inf
     _gap = math.inf
     """Seconds between the last two observations (see :data:`tracker.HANDOVER`)."""
@@ -470,6 +532,8 @@ class Referee:
             return self._while_out_of_sync(obs, ev, key)
         if self._after_command is not None:
             self._follow(self._after_command[1], ev, key)
+        self._weigh_glitch_again(best_counts(key[0]))
+        self._clocks = _Clocks(dict(self._since), dict(self._sure_frames), self._due)
         overdue = self._overdue_mistake(obs, settled)  # (before this reading moves it on)
         return [*overdue, *self._judged(obs, settled, ev, key)]
 
@@ -483,15 +547,27 @@ class Referee:
                 return self._out_of_sync(obs.t, cause, before)
         tracker = self._tracker
         if key == self._last_key:
+            # (the same reading again: a cell's noise does not repeat)
+            self._fed, self._fed_board = None, best_counts(key[0])
             tracker.pay_stillness(ev.hand_away, ev.capture_wait)
             self._unexplained_boards.clear()
         else:
+            board = best_counts(key[0])
             saved = Snapshot.of(tracker)
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
+            self._fed = (
+                _Fed(saved, self._clocks, ev, extra, self._fed_board, board, tracker)
+                if self.independent_frames
+                and self._clocks is not None
+                and self._may_be_glitch(self._fed_board, board)
+                else None
+            )
+            self._fed_board = board
             if not self._explains(obs, fit.deficit, fit.board):
                 if not (settled and self.sees_hands and self.independent_frames):
                     saved.restore(tracker)  # nothing explains it: it tells nothing about the game
+                    self._fed, self._fed_board = None, self._fed.before if self._fed else None
                 # (but a still board with the hands seen away, from a source whose noise
                 # changes frame to frame, is evidence all the same: two cells glitching
                 # in one reading can mimic a one-seed move, and the next reading, one cell
@@ -529,6 +605,51 @@ class Referee:
             self._last_key = key
             self._looked_at(obs)
         return self._decide(obs, settled)
+
+    def _may_be_glitch(
+        self, before: tuple[int | None, ...] | None, board: tuple[int | None, ...]
+    ) -> bool:
+        """Whether the reading the tracker just took changed one pit by one seed, and play
+        does not explain it: a seed in a pit the likely histories (half the belief) have
+        just sown last, in a position whose player to move may lift it at once, stays
+        evidence even if the next reading shows it gone."""
+        pit = None if before is None else changed_pit(before, board)
+        if pit is None:
+            return False
+        seen = board[pit]
+        assert before is not None and seen is not None
+        if seen < (before[pit] or 0):
+            return True
+        tracker = self._tracker
+        plain = 0.0
+        for key, p in zip(tracker.keys, tracker.posterior(), strict=True):
+            if key[1] != ("idle",) or not key[0] or slips(key):
+                continue
+            if tracker.stage(key).board[pit] == seen and pit in tracker.graph(key[0]).moves:
+                plain += float(p)
+        return plain < 0.5
+
+    def _weigh_glitch_again(self, board: tuple[int | None, ...]) -> None:
+        """The last reading the tracker took showed one pit one seed off, and ``board`` has
+        it back (:mod:`core.referee.glitches`): weigh that reading again with the pit
+        unseen, if nothing but the moves confirmed on it moved the tracker on since (they
+        stay confirmed), and forget what it started or stopped waiting to be said."""
+        fed = self._fed
+        if fed is None or fed.before is None:
+            return
+        pit = glitched_pit(fed.before, fed.board, board)
+        if pit is None:
+            return
+        self._fed = None
+        # (the glitch is not what the next reading is compared with)
+        self._fed_board = (*fed.board[:pit], fed.before[pit], *fed.board[pit + 1 :])
+        if not fed.current(self._tracker):
+            return
+        fed.saved.restore(self._tracker)
+        self._tracker.update(unseen(fed.ev, pit), fed.extra)
+        for record in fed.commits:
+            self._tracker.commit(record)
+        self._since, self._sure_frames, self._due = fed.clocks.restored()
 
     def _lasts(self, what: Any, t: float) -> bool:
         """``what`` is seen on a still board now: has it lasted ``settle_time``? Only then is
@@ -734,6 +855,8 @@ class Referee:
         self._missed.append(missed)
         move = self._move_event(t, out, after, capture_missed=missed, provisional=provisional)
         self._tracker.commit(record)
+        if self._fed is not None:
+            self._fed.committed(record, self._tracker)
         if self._told:
             # Named on a person's count: the players are still stopped, nobody holds seeds
             # of the next move yet.

@@ -800,13 +800,15 @@ def _stray_hands(changed: BoolArray, hand_pits: Sequence[bool]) -> BoolArray:
 
 
 class Snapshot:
-    """The tracker's beam, to put back when an observation turns out to tell nothing."""
+    """The tracker's beam, to put back when an observation turns out to tell nothing (and
+    its root with its caches, which a move confirmed since replaced)."""
 
-    __slots__ = ("arrays", "keys")
+    __slots__ = ("arrays", "caches", "keys")
 
-    def __init__(self, keys: list[NodeKey], arrays: tuple[Any, ...]) -> None:
+    def __init__(self, keys: list[NodeKey], arrays: tuple[Any, ...], caches: tuple[Any, ...]):
         self.keys = keys
         self.arrays = arrays
+        self.caches = caches
 
     @classmethod
     def of(cls, t: Tracker) -> Snapshot:
@@ -814,7 +816,8 @@ class Snapshot:
             t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards,
             t.ended_at,
         )  # fmt: skip
-        return cls(t.keys, arrays)
+        # (a commit or a reset puts new dicts in place: these stay as they were)
+        return cls(t.keys, arrays, (t._graphs, t._reach, t._reach_on, t._blocks))
 
     def restore(self, t: Tracker) -> None:
         t.keys = self.keys
@@ -822,3 +825,4 @@ class Snapshot:
             t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards,
             t.ended_at,
         ) = self.arrays  # fmt: skip
+        t._graphs, t._reach, t._reach_on, t._blocks = self.caches
