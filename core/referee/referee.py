@@ -53,7 +53,7 @@ from core.records import GameRecord
 from core.referee import commands, wording
 from core.referee.commands import CommandError
 from core.referee.events import Event
-from core.referee.glitches import changed_pit, glitched_pit, unseen
+from core.referee.glitches import changed_pits, glitched_pits, unseen
 from core.referee.likelihood import (
     best_counts,
     differing_pits,
@@ -182,14 +182,13 @@ class _Fed:
     """The last reading the tracker took, kept to weigh it again if it turns out to be one
     cell's glitch (:meth:`Referee._weigh_glitch_again`)."""
 
-    __slots__ = ("_after", "before", "board", "clocks", "commits", "ev", "extra", "saved")
+    __slots__ = ("_after", "before", "board", "clocks", "commits", "ev", "saved")
 
     def __init__(
         self,
         saved: Snapshot,
         clocks: _Clocks,
         ev: Evidence,
-        extra: list[tuple[int, NodeKey, float]],
         before: tuple[int | None, ...] | None,
         board: tuple[int | None, ...],
         tracker: Tracker,
@@ -197,7 +196,6 @@ class _Fed:
         self.saved = saved
         self.clocks = clocks
         self.ev = ev
-        self.extra = extra
         self.before = before
         """The board of the reading the tracker took before it."""
         self.board = board
@@ -210,11 +208,11 @@ class _Fed:
         # Every change to the tracker's beam puts new lists and arrays in place.
         return (tracker.keys, tracker.prior, tracker.closed, tracker.open)
 
-    def committed(self, record: Record, tracker: Tracker) -> None:
-        """``record`` was confirmed on this reading (the referee forgot what waited to be
-        said)."""
+    def committed(self, record: Record, tracker: Tracker, clocks: _Clocks) -> None:
+        """``record`` was confirmed on this reading, the referee's ``clocks`` as it left
+        them."""
         self.commits.append(record)
-        self.clocks = _Clocks({}, {}, None)
+        self.clocks = clocks
         self._after = self._beam(tracker)
 
     def current(self, tracker: Tracker) -> bool:
@@ -557,7 +555,7 @@ class Referee:
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
             self._fed = (
-                _Fed(saved, self._clocks, ev, extra, self._fed_board, board, tracker)
+                _Fed(saved, self._clocks, ev, self._fed_board, board, tracker)
                 if self.independent_frames
                 and self._clocks is not None
                 and self._may_be_glitch(self._fed_board, board)
@@ -609,16 +607,18 @@ class Referee:
     def _may_be_glitch(
         self, before: tuple[int | None, ...] | None, board: tuple[int | None, ...]
     ) -> bool:
-        """Whether the reading the tracker just took changed one pit by one seed, and play
-        does not explain it: a seed in a pit the likely histories (half the belief) have
-        just sown last, in a position whose player to move may lift it at once, stays
-        evidence even if the next reading shows it gone."""
-        pit = None if before is None else changed_pit(before, board)
-        if pit is None:
+        """Whether the reading the tracker just took changed a pit or two by one seed each
+        (:func:`glitches.changed_pits`), and play does not explain it: one seed more in a
+        pit the likely histories (half the belief) have just sown last, in a position
+        whose player to move may lift it at once, stays evidence even if the next
+        reading shows it gone."""
+        pits = None if before is None else changed_pits(before, board)
+        if pits is None:
             return False
+        (pit, *others) = pits
         seen = board[pit]
         assert before is not None and seen is not None
-        if seen < (before[pit] or 0):
+        if others or seen < (before[pit] or 0):
             return True
         tracker = self._tracker
         plain = 0.0
@@ -630,23 +630,25 @@ class Referee:
         return plain < 0.5
 
     def _weigh_glitch_again(self, board: tuple[int | None, ...]) -> None:
-        """The last reading the tracker took showed one pit one seed off, and ``board`` has
-        it back (:mod:`core.referee.glitches`): weigh that reading again with the pit
-        unseen, if nothing but the moves confirmed on it moved the tracker on since (they
-        stay confirmed), and forget what it started or stopped waiting to be said."""
+        """The last reading the tracker took showed a pit or two one seed off, and ``board``
+        has them back (:mod:`core.referee.glitches`): weigh that reading again with those
+        pits unseen, if nothing but the moves confirmed on it moved the tracker on since
+        (they stay confirmed), and forget what it started or stopped waiting to be said."""
         fed = self._fed
         if fed is None or fed.before is None:
             return
-        pit = glitched_pit(fed.before, fed.board, board)
-        if pit is None:
+        pits = glitched_pits(fed.before, fed.board, board)
+        if pits is None:
             return
         self._fed = None
         # (the glitch is not what the next reading is compared with)
-        self._fed_board = (*fed.board[:pit], fed.before[pit], *fed.board[pit + 1 :])
+        before = fed.before
+        self._fed_board = tuple(before[i] if i in pits else c for i, c in enumerate(fed.board))
         if not fed.current(self._tracker):
             return
         fed.saved.restore(self._tracker)
-        self._tracker.update(unseen(fed.ev, pit), fed.extra)
+        hidden = tuple(None if i in pits else c for i, c in enumerate(fed.board))
+        self._tracker.update(unseen(fed.ev, pits), self._proposals_for(hidden))
         for record in fed.commits:
             self._tracker.commit(record)
         self._since, self._sure_frames, self._due = fed.clocks.restored()
@@ -689,7 +691,9 @@ class Referee:
     def _proposals(self, obs: Observation) -> list[tuple[int, NodeKey, float]]:
         """Wrong captures the reading shows, from the nodes where a capture was due or done
         (or a wrong one is under way)."""
-        seen = best_counts(self._readings(obs))
+        return self._proposals_for(best_counts(self._readings(obs)))
+
+    def _proposals_for(self, seen: Sequence[int | None]) -> list[tuple[int, NodeKey, float]]:
         out: list[tuple[int, NodeKey, float]] = []
         tracker = self._tracker
         for j, (hist, skey) in enumerate(tracker.keys):
@@ -855,13 +859,20 @@ class Referee:
         self._missed.append(missed)
         move = self._move_event(t, out, after, capture_missed=missed, provisional=provisional)
         self._tracker.commit(record)
+        # A mistake waiting to be said, or said, on a board that stands is the same
+        # mistake whichever earlier move is confirmed meanwhile (the players move fast,
+        # and the moves before a mistake can be confirmed while it stands).
+        since, sure, due = self._since, self._sure_frames, self._due
+        said = {k for k in self._emitted if isinstance(k[0], int) or k[0] == "mistake"}
+        self._new_position()  # also forgets the last reading: look at it again from here
+        self._since, self._sure_frames, self._due = since, sure, due
+        self._emitted |= said
         if self._fed is not None:
-            self._fed.committed(record, self._tracker)
+            self._fed.committed(record, self._tracker, _Clocks(dict(since), dict(sure), due))
         if self._told:
             # Named on a person's count: the players are still stopped, nobody holds seeds
             # of the next move yet.
             self._tracker.pay_stillness(COUNTING_STILL)
-        self._new_position()  # also forgets the last reading: look at it again from here
         return [*events, move, *self._game_over_events(t)]
 
     def _next_move(self, record: Record) -> int:
@@ -1298,18 +1309,25 @@ class Referee:
 
     def _played_before_disturbance(self, obs: Observation) -> list[Event]:
         """The moves of the one history whose board at rest the unexplained reading ``obs``
-        shows but for a pit or two (:data:`DISTURBED_PITS`), confirmed before the board is
+        (or another still board nothing explained since the last one that was) shows but
+        for a pit or two (:data:`DISTURBED_PITS`), confirmed before the board is
         called out of sync: the players made them, then a hand disturbed those pits. The
         alert then names the pits disturbed and counts from the right move, rather than
         listing the pits the moves changed as well. None if no history stands out so."""
-        seen = best_counts(self._readings(obs))
+        # Each still board nothing explained since the last one that was (a sensor cell's
+        # glitch in the last of them is not in the others)
+        boards = [best_counts(self._readings(obs)), *self._unexplained_boards]
         tracker = self._tracker
-        fewest = differing_pits(self.position.pits, seen)
+
+        def differing(board: Sequence[int]) -> int:
+            return min(differing_pits(board, seen) for seen in boards)
+
+        fewest = differing(self.position.pits)
         found: set[tuple[Record, ...]] = set()
         for i, (hist, skey) in enumerate(tracker.keys):
             if not hist or skey != ("idle",):
                 continue
-            d = differing_pits(tracker.boards[i].tolist(), seen)
+            d = differing(tracker.boards[i].tolist())
             if d < fewest:
                 fewest, found = d, {hist}
             elif d == fewest and found:
