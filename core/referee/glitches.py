@@ -10,16 +10,18 @@ wrong way. Play never puts a seed in a pit and takes it out again before the nex
 reading (the quickest lift comes two readings after the last seed lands,
 ``tracker.QUICKEST_LIFT``, though a quick player may beat it), nor moves seeds and
 puts them back that fast, so pits that changed by one seed each for exactly one
-reading (:data:`MOST_CELLS` at most), the rest of the board as it was, are taken for
-the cells' noise: the referee weighs that reading again with those pits unseen
+reading (:data:`MOST_CELLS` at most; other pits may have changed for good) are taken
+for the cells' noise: the referee weighs that reading again with those pits unseen
 (:func:`unseen`). Unless play explains it: a seed that lands last in a pit of the
-player to move next, who lifts it at once (the referee checks that).
+player to move next, who lifts it at once (the referee says which pits, ``played``).
 
 >>> glitched_pits((1, 0, 4), (1, 1, 4), (1, 0, None))
 (1,)
 >>> glitched_pits((1, 0, 4), (2, 1, 4), (1, 0, 4))
 (0, 1)
->>> glitched_pits((1, 0, 4), (1, 1, 5), (1, 0, 5)) is None  # e stayed: play
+>>> glitched_pits((1, 0, 4), (1, 1, 5), (1, 0, 5))  # the third pit's seed stayed
+(1,)
+>>> glitched_pits((1, 0, 4), (1, 1, 4), (1, 0, 4), played=[1]) is None  # lifted at once
 True
 >>> glitched_pits((1, 0, 4), (1, 2, 4), (1, 0, 4)) is None  # two seeds: not a cell's noise
 True
@@ -28,7 +30,7 @@ True
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -41,38 +43,36 @@ Board = Sequence[int | None]
 MOST_CELLS = 2
 
 
-def changed_pits(before: Board, reading: Board) -> tuple[int, ...] | None:
-    """The pits (one or two) whose count ``reading`` shows one seed off ``before``, no
-    other pit seen in both having changed; otherwise None.
+def changed_pits(before: Board, reading: Board) -> tuple[int, ...]:
+    """The pits seen in both whose count ``reading`` shows changed from ``before``.
 
     >>> changed_pits((1, 0, 4), (1, 1, None))
     (1,)
-    >>> changed_pits((1, 0, 4), (0, 1, 5)) is None
-    True
     """
-    changed = tuple(
+    return tuple(
         i
         for i, (a, b) in enumerate(zip(before, reading, strict=True))
         if a is not None and b is not None and a != b
     )
-    if not 1 <= len(changed) <= MOST_CELLS:
-        return None
-    for i in changed:
-        a, b = before[i], reading[i]
-        assert a is not None and b is not None
-        if abs(b - a) != 1:
-            return None
-    return changed
 
 
-def glitched_pits(before: Board, reading: Board, after: Board) -> tuple[int, ...] | None:
-    """The pits that ``reading`` alone showed one seed off (:func:`changed_pits`), between
-    two readings that agree on each (``before`` and ``after``, each pit's likeliest count,
-    None where unseen); otherwise None."""
-    pits = changed_pits(before, reading)
-    if pits is None or any(after[i] is None or after[i] != before[i] for i in pits):
-        return None
-    return pits
+def glitched_pits(
+    before: Board, reading: Board, after: Board, played: Collection[int] = ()
+) -> tuple[int, ...] | None:
+    """The pits (one to :data:`MOST_CELLS`) that ``reading`` alone showed one seed off,
+    between two readings that agree on each (``before`` and ``after``, each pit's
+    likeliest count, None where unseen), but for those in ``played`` (seeds play put
+    there, that the next player may have lifted at once); None if there are none. Other
+    pits may have changed for good meanwhile (a hand at work)."""
+    pits = tuple(
+        i
+        for i in changed_pits(before, reading)
+        if after[i] is not None
+        and after[i] == before[i]
+        and abs(int(reading[i] or 0) - int(before[i] or 0)) == 1
+        and i not in played
+    )
+    return pits if 1 <= len(pits) <= MOST_CELLS else None
 
 
 def unseen(ev: Evidence, pits: Sequence[int]) -> Evidence:

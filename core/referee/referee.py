@@ -182,7 +182,7 @@ class _Fed:
     """The last reading the tracker took, kept to weigh it again if it turns out to be one
     cell's glitch (:meth:`Referee._weigh_glitch_again`)."""
 
-    __slots__ = ("_after", "before", "board", "clocks", "commits", "ev", "saved")
+    __slots__ = ("_after", "before", "board", "clocks", "commits", "ev", "played", "saved")
 
     def __init__(
         self,
@@ -192,6 +192,7 @@ class _Fed:
         before: tuple[int | None, ...] | None,
         board: tuple[int | None, ...],
         tracker: Tracker,
+        played: frozenset[int],
     ) -> None:
         self.saved = saved
         self.clocks = clocks
@@ -199,6 +200,9 @@ class _Fed:
         self.before = before
         """The board of the reading the tracker took before it."""
         self.board = board
+        self.played = played
+        """Pits one seed up on ``before`` that play put there (see
+        :meth:`Referee._lifted_at_once`)."""
         self.commits: list[Record] = []
         """Moves confirmed on this reading: confirmed again after it is weighed again."""
         self._after = self._beam(tracker)
@@ -555,10 +559,16 @@ class Referee:
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
             self._fed = (
-                _Fed(saved, self._clocks, ev, self._fed_board, board, tracker)
-                if self.independent_frames
-                and self._clocks is not None
-                and self._may_be_glitch(self._fed_board, board)
+                _Fed(
+                    saved,
+                    self._clocks,
+                    ev,
+                    self._fed_board,
+                    board,
+                    tracker,
+                    self._lifted_at_once(self._fed_board, board),
+                )
+                if self.independent_frames and self._clocks is not None
                 else None
             )
             self._fed_board = board
@@ -604,40 +614,42 @@ class Referee:
             self._looked_at(obs)
         return self._decide(obs, settled)
 
-    def _may_be_glitch(
+    def _lifted_at_once(
         self, before: tuple[int | None, ...] | None, board: tuple[int | None, ...]
-    ) -> bool:
-        """Whether the reading the tracker just took changed a pit or two by one seed each
-        (:func:`glitches.changed_pits`), and play does not explain it: one seed more in a
-        pit the likely histories (half the belief) have just sown last, in a position
-        whose player to move may lift it at once, stays evidence even if the next
-        reading shows it gone."""
-        pits = None if before is None else changed_pits(before, board)
-        if pits is None:
-            return False
-        (pit, *others) = pits
-        seen = board[pit]
-        assert before is not None and seen is not None
-        if others or seen < (before[pit] or 0):
-            return True
+    ) -> frozenset[int]:
+        """The pits the reading the tracker just took shows one seed up on ``before`` where
+        play explains it however soon the seed is gone: the likely histories (half the
+        belief) have just sown it last, and the player to move may lift that pit at once.
+        The next reading showing it gone is no glitch (:mod:`core.referee.glitches`)."""
+        if before is None:
+            return frozenset()
+        grown = [
+            i
+            for i in changed_pits(before, board)
+            if (b := board[i]) is not None and (a := before[i]) is not None and b == a + 1
+        ]
+        if not grown:
+            return frozenset()
         tracker = self._tracker
-        plain = 0.0
+        plain = dict.fromkeys(grown, 0.0)
         for key, p in zip(tracker.keys, tracker.posterior(), strict=True):
             if key[1] != ("idle",) or not key[0] or slips(key):
                 continue
-            if tracker.stage(key).board[pit] == seen and pit in tracker.graph(key[0]).moves:
-                plain += float(p)
-        return plain < 0.5
+            stage_board, moves = tracker.stage(key).board, tracker.graph(key[0]).moves
+            for pit in grown:
+                if stage_board[pit] == board[pit] and pit in moves:
+                    plain[pit] += float(p)
+        return frozenset(pit for pit, mass in plain.items() if mass >= 0.5)
 
     def _weigh_glitch_again(self, board: tuple[int | None, ...]) -> None:
         """The last reading the tracker took showed a pit or two one seed off, and ``board``
-        has them back (:mod:`core.referee.glitches`): weigh that reading again with those
+        has them back (:func:`glitches.glitched_pits`): weigh that reading again with those
         pits unseen, if nothing but the moves confirmed on it moved the tracker on since
         (they stay confirmed), and forget what it started or stopped waiting to be said."""
         fed = self._fed
         if fed is None or fed.before is None:
             return
-        pits = glitched_pits(fed.before, fed.board, board)
+        pits = glitched_pits(fed.before, fed.board, board, fed.played)
         if pits is None:
             return
         self._fed = None

@@ -536,6 +536,21 @@ def test_a_wrong_capture_read_through_a_glitch_is_proposed_from_the_reading_with
 
 
 @pytest.mark.no_cover
+def test_a_cell_misread_while_another_pit_is_emptied_for_good_is_the_cells_noise() -> None:
+    # Mistake seed 4004 of the (d) model, a sensor board read seed by seed: after South's
+    # F (into a and b), South takes a and b (one seed each). The reading that shows a
+    # gone (242.7 s) has the cell of c glitching (1 for none), "a sown into c, skipping
+    # b" for that reading; c reads 0 again 0.1 s later while a stays empty. Only a
+    # reading whose every change went back was taken for noise, so this one stayed
+    # evidence, and "a played, then b lifted out of turn" was said for the capture.
+    play = seeded_game_with_mistake(START, "wrong_capture", SENSOR_NOISE, SENSOR, 4004)
+    assert play is not None
+    result = score(play, presets.SENSOR, keep_events=True)
+    assert [e.type for e in result.events if e.is_alert] == ["wrong_capture"]
+    assert result.found == 1 and result.followed and result.wrong_moves == 0
+
+
+@pytest.mark.no_cover
 def test_a_seed_lifted_by_the_next_player_as_soon_as_it_lands_is_play() -> None:
     # A clean game of the bench's (d) model (seed 1099): North's f sows its last seed
     # into South's C at 270.5 s, and South lifts C at once: the next reading, 0.1 s
