@@ -664,6 +664,7 @@ class Referee:
         for record in fed.commits:
             self._tracker.commit(record)
         self._since, self._sure_frames, self._due = fed.clocks.restored()
+        self._last_key = None  # (the reading now is weighed, whatever came before the glitch)
 
     def _lasts(self, what: Any, t: float) -> bool:
         """``what`` is seen on a still board now: has it lasted ``settle_time``? Only then is

@@ -551,6 +551,19 @@ def test_a_cell_misread_while_another_pit_is_emptied_for_good_is_the_cells_noise
 
 
 @pytest.mark.no_cover
+def test_the_reading_after_a_glitch_is_weighed_even_if_the_one_before_it_was_the_same() -> None:
+    # Mistake seed 6003 of the (a) model: after North's d, C and D (1 and 4 seeds) are
+    # taken and stand empty from 76.1 s to 77.5 s. At 76.8 s the cell of D glitches (1
+    # for none); at 76.9 s the board reads as at 76.2 s. The glitched reading was weighed
+    # again with D unseen, but the reading after it, the same as the last one weighed
+    # before, was taken for the board standing still and never weighed: the histories
+    # that put D back kept their weight, and the capture was never said.
+    _, result = _sensor_at_camera_pace("wrong_capture", 6003)
+    assert [e.type for e in result.events if e.is_alert] == ["wrong_capture"]
+    assert result.found == 1 and result.followed and result.wrong_moves == 0
+
+
+@pytest.mark.no_cover
 def test_a_seed_lifted_by_the_next_player_as_soon_as_it_lands_is_play() -> None:
     # A clean game of the bench's (d) model (seed 1099): North's f sows its last seed
     # into South's C at 270.5 s, and South lifts C at once: the next reading, 0.1 s
