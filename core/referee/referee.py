@@ -179,8 +179,8 @@ class _Clocks:
 
 
 class _Fed:
-    """The last reading the tracker took, kept to weigh it again if it turns out to be one
-    cell's glitch (:meth:`Referee._weigh_glitch_again`)."""
+    """The last reading the tracker took, kept to weigh it again if a pit or two in it turn
+    out to be a sensor cell's glitch (:meth:`Referee._weigh_glitch_again`)."""
 
     __slots__ = ("_after", "before", "board", "clocks", "commits", "ev", "played", "saved")
 
