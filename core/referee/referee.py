@@ -99,6 +99,12 @@ COUNTING_STILL = -6.0
 STALE_DEPTH = 10
 #: ... if it holds at least this much of the belief (a doubt split more evenly waits).
 STALE_MASS = 0.75
+#: While out of sync, the game before a command (:class:`Shadow`) is taken up when its
+#: likeliest line holds this much of its belief: with flat beliefs a line of several
+#: moves is rarely surer, and staying lost names no move at all. (Desync sessions of the
+#: referee bench, seeds 2000-4003, five models: found within two still boards more
+#: often, no more moves named wrongly than at 0.95; docs/REFEREE.md.)
+SHADOW_MASS = 0.5
 #: A board no history explains, but one history's board at rest differs from it in this
 #: many pits or fewer (and fewer than any other's, the last certain position's included):
 #: that history's moves were played, and then a hand disturbed those pits.
@@ -1477,7 +1483,7 @@ class Referee:
         shadow = sync.shadow
         if shadow is None or sync.before is None or not shadow.fits:
             return None
-        line = shadow.moves(self.alert_mass)
+        line = shadow.moves(SHADOW_MASS)
         if not line:
             return None  # (none played: the search found it, or nothing did)
         return Found(Anchor("before", sync.before, len(line)), line, shadow.position(), 0.0)
