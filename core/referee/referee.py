@@ -42,7 +42,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import InitVar, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -184,33 +184,26 @@ class _Clocks:
         return dict(self.since), dict(self.sure_frames), self.due
 
 
+@dataclass(slots=True)
 class _Fed:
     """The last reading the tracker took, kept to weigh it again if a pit or two in it turn
     out to be a sensor cell's glitch (:meth:`Referee._weigh_glitch_again`)."""
 
-    __slots__ = ("_after", "before", "board", "clocks", "commits", "ev", "played", "saved")
+    saved: Snapshot
+    clocks: _Clocks
+    ev: Evidence
+    before: tuple[int | None, ...] | None
+    """The board of the reading the tracker took before it."""
+    board: tuple[int | None, ...]
+    played: frozenset[int]
+    """Pits one seed up on ``before`` that play put there (see
+    :meth:`Referee._lifted_at_once`)."""
+    tracker: InitVar[Tracker]
+    commits: list[Record] = field(default_factory=list)
+    """Moves confirmed on this reading: confirmed again after it is weighed again."""
+    _after: tuple[Any, ...] = ()
 
-    def __init__(
-        self,
-        saved: Snapshot,
-        clocks: _Clocks,
-        ev: Evidence,
-        before: tuple[int | None, ...] | None,
-        board: tuple[int | None, ...],
-        tracker: Tracker,
-        played: frozenset[int],
-    ) -> None:
-        self.saved = saved
-        self.clocks = clocks
-        self.ev = ev
-        self.before = before
-        """The board of the reading the tracker took before it."""
-        self.board = board
-        self.played = played
-        """Pits one seed up on ``before`` that play put there (see
-        :meth:`Referee._lifted_at_once`)."""
-        self.commits: list[Record] = []
-        """Moves confirmed on this reading: confirmed again after it is weighed again."""
+    def __post_init__(self, tracker: Tracker) -> None:
         self._after = self._beam(tracker)
 
     @staticmethod
@@ -540,8 +533,11 @@ class Referee:
             return self._while_out_of_sync(obs, ev, key)
         if self._after_command is not None:
             self._follow(self._after_command[1], ev, key)
-        self._weigh_glitch_again(best_counts(key[0]))
-        self._clocks = _Clocks(dict(self._since), dict(self._sure_frames), self._due)
+        if self.independent_frames:
+            # (only a source whose noise changes frame to frame glitches for one reading)
+            if self._fed is not None:
+                self._weigh_glitch_again(best_counts(key[0]))
+            self._clocks = self._clocks_now()
         overdue = self._overdue_mistake(obs, settled)  # (before this reading moves it on)
         return [*overdue, *self._judged(obs, settled, ev, key)]
 
@@ -555,33 +551,26 @@ class Referee:
                 return self._out_of_sync(obs.t, cause, before)
         tracker = self._tracker
         if key == self._last_key:
-            # (the same reading again: a cell's noise does not repeat)
-            self._fed, self._fed_board = None, best_counts(key[0])
+            if self.independent_frames:
+                # (the same reading again: a cell's noise does not repeat)
+                self._fed, self._fed_board = None, best_counts(key[0])
             tracker.pay_stillness(ev.hand_away, ev.capture_wait)
             self._unexplained_boards.clear()
         else:
-            board = best_counts(key[0])
             saved = Snapshot.of(tracker)
             extra = self._proposals(obs)
             fit = tracker.update(ev, extra)
-            self._fed = (
-                _Fed(
-                    saved,
-                    self._clocks,
-                    ev,
-                    self._fed_board,
-                    board,
-                    tracker,
-                    self._lifted_at_once(self._fed_board, board),
-                )
-                if self.independent_frames and self._clocks is not None
-                else None
-            )
-            self._fed_board = board
+            if self.independent_frames and self._clocks is not None:
+                seen = best_counts(key[0])
+                lifted = self._lifted_at_once(self._fed_board, seen)
+                self._fed = _Fed(saved, self._clocks, ev, self._fed_board, seen, lifted, tracker)
+                self._fed_board = seen
             if not self._explains(obs, fit.deficit, fit.board):
                 if not (settled and self.sees_hands and self.independent_frames):
                     saved.restore(tracker)  # nothing explains it: it tells nothing about the game
-                    self._fed, self._fed_board = None, self._fed.before if self._fed else None
+                    if self._fed is not None:  # (nor is it what the next reading follows)
+                        self._fed_board = self._fed.before
+                        self._fed = None
                 # (but a still board with the hands seen away, from a source whose noise
                 # changes frame to frame, is evidence all the same: two cells glitching
                 # in one reading can mimic a one-seed move, and the next reading, one cell
@@ -619,6 +608,12 @@ class Referee:
             self._last_key = key
             self._looked_at(obs)
         return self._decide(obs, settled)
+
+    def _clocks_now(self) -> _Clocks:
+        return _Clocks(dict(self._since), dict(self._sure_frames), self._due)
+
+    def _set_clocks(self, clocks: _Clocks) -> None:
+        self._since, self._sure_frames, self._due = clocks.restored()
 
     def _lifted_at_once(
         self, before: tuple[int | None, ...] | None, board: tuple[int | None, ...]
@@ -669,7 +664,7 @@ class Referee:
         self._tracker.update(unseen(fed.ev, pits), self._proposals_for(hidden))
         for record in fed.commits:
             self._tracker.commit(record)
-        self._since, self._sure_frames, self._due = fed.clocks.restored()
+        self._set_clocks(fed.clocks)
         self._last_key = None  # (the reading now is weighed, whatever came before the glitch)
 
     def _lasts(self, what: Any, t: float) -> bool:
@@ -881,13 +876,13 @@ class Referee:
         # A mistake waiting to be said, or said, on a board that stands is the same
         # mistake whichever earlier move is confirmed meanwhile (the players move fast,
         # and the moves before a mistake can be confirmed while it stands).
-        since, sure, due = self._since, self._sure_frames, self._due
+        clocks = self._clocks_now()
         said = {k for k in self._emitted if isinstance(k[0], int) or k[0] == "mistake"}
         self._new_position()  # also forgets the last reading: look at it again from here
-        self._since, self._sure_frames, self._due = since, sure, due
+        self._set_clocks(clocks)
         self._emitted |= said
         if self._fed is not None:
-            self._fed.committed(record, self._tracker, _Clocks(dict(since), dict(sure), due))
+            self._fed.committed(record, self._tracker, clocks)
         if self._told:
             # Named on a person's count: the players are still stopped, nobody holds seeds
             # of the next move yet.
