@@ -121,6 +121,36 @@ MISSED_DEPTH = 3
 #: A still board showing the start position ends a finished game's watch when it fits
 #: this well (log likelihood below the reading's own best board).
 NEW_GAME_FLOOR = -6.0
+#: After a command, the game before it is followed for at most this many moves named
+#: from the command's position, unless the still readings settle sooner which of the two
+#: the board shows (:class:`AfterCommand`).
+COMMAND_WATCH = 8
+
+
+@dataclass
+class AfterCommand:
+    """The game before the last command (New game, Undo, a position set), followed while
+    the board may still show it.
+
+    A position set one seed or two from the board's, or one move on from it, is within a
+    noisy camera's reach of the board: the command is taken at its word, and the game
+    named from it. Each new still reading then weighs the two games: the game before the
+    command (its histories as the referee held them, the moves it was still reading among
+    them) against the game named since. Once the game before leads by the referee's
+    margin, the board never showed the command: the moves named since are taken back and
+    that game taken up where the board shows it. Once the game named since leads by the
+    margin, after a move, the game before is forgotten."""
+
+    before: Position
+    shadow: Shadow
+    cause: str
+    set: Position
+    """The position the command put in place."""
+    history: int
+    """Entries in the record's history when the command had put it in place."""
+    lead: float = 0.0
+    """Log likelihood by which the game before explains the still readings since better
+    than the game named since."""
 
 
 @dataclass
@@ -318,10 +348,10 @@ class Referee:
         self._question_at = 0.0
         """When the open question was asked."""
         self._late: LateDoubt | None = None
-        self._after_command: tuple[Position, Shadow] | None = None
-        """The game before the last command, followed until a move is confirmed after it
-        (the board was taken to show the command's position: if it turns out not to, that
-        game is where to look)."""
+        if not keep_counts:
+            self._after_command: AfterCommand | None = None
+            """The game before the last command, while the still readings do not settle
+            whether the board shows it (see :class:`AfterCommand`)."""
         if not keep_counts:
             self._overrides: dict[int, Counted] = {}
         self._last_key = None
@@ -532,7 +562,7 @@ class Referee:
             self._due = None
             return self._while_out_of_sync(obs, ev, key)
         if self._after_command is not None:
-            self._follow(self._after_command[1], ev, key)
+            self._follow(self._after_command.shadow, ev, key)
         if self.independent_frames:
             # (only a source whose noise changes frame to frame glitches for one reading)
             if self._fed is not None:
@@ -575,14 +605,8 @@ class Referee:
                 # changes frame to frame, is evidence all the same: two cells glitching
                 # in one reading can mimic a one-seed move, and the next reading, one cell
                 # off and so unexplained, is what shows the move was never played)
-                start = Position.initial(self.position.ruleset)
-                if settled and start != self.position and self._explains_board(obs, ev, start.pits):
-                    # The players laid out a new game mid-game (they started again): at
-                    # once, no alarm, however briefly the start stays still.
-                    self._unexplained_boards.clear()
-                    events = self._begin_game(obs.t, start, auto=True)
-                    self._looked_at(obs)
-                    return events
+                if settled and self._started_again(obs, ev, None):
+                    return self._lay_out_anew(obs)
                 if not settled:
                     return []
                 board = best_counts(self._readings(obs))
@@ -599,6 +623,12 @@ class Referee:
                 self._held = (obs, ev, board)
                 return []
             self._unexplained_boards.clear()
+            if settled and self._started_again(obs, ev, fit):
+                return self._lay_out_anew(obs)
+            if settled and self._after_command is not None:
+                overruled = self._weigh_command(obs, fit)
+                if overruled is not None:
+                    return overruled
             if settled and fit.deficit > LOOSE_FIT:
                 # Only loosely explained: more moves than a history reaches between two
                 # observations may have gone by unseen, and explain it far better.
@@ -608,6 +638,27 @@ class Referee:
             self._last_key = key
             self._looked_at(obs)
         return self._decide(obs, settled)
+
+    def _started_again(self, obs: Observation, ev: Evidence, fit: Fit | None) -> bool:
+        """Whether the still reading ``obs`` shows the start position laid out mid-game
+        (the players started again). ``fit``: how well the game explains it, if it does at
+        all; with flat beliefs a history may explain ten pits each a little misread, and
+        the start must then explain it better by the margin."""
+        start = Position.initial(self.position.ruleset)
+        if start == self.position:
+            return False
+        theirs = self._deficit(ev, start.pits)
+        if fit is not None and theirs + self.margin >= self._cost(fit):
+            return False
+        return self._explains(obs, theirs, start.pits)
+
+    def _lay_out_anew(self, obs: Observation) -> list[Event]:
+        """The players laid out a new game mid-game: at once, no alarm, however briefly
+        the start stays still."""
+        self._unexplained_boards.clear()
+        events = self._begin_game(obs.t, Position.initial(self.position.ruleset), auto=True)
+        self._looked_at(obs)
+        return events
 
     def _clocks_now(self) -> _Clocks:
         return _Clocks(dict(self._since), dict(self._sure_frames), self._due)
@@ -1373,7 +1424,7 @@ class Referee:
         if before is None and self._after_command is not None:
             # (lost before any move since a command the board was taken to show: the
             # game before it, followed since, is where the players may have gone on)
-            before, shadow = self._after_command
+            before, shadow = self._after_command.before, self._after_command.shadow
         self._sync = OutOfSync(
             alert["alert_id"],
             cause,
@@ -1425,8 +1476,11 @@ class Referee:
         # (after a command, a board the game before it explains better is that game, not
         # the command's with a few piles misread, or with a mistake made at once, which
         # pays its prior here too: the search below finds it)
-        cost = fit.deficit - MISTAKE * slips(fit.key)
+        cost = self._cost(fit)
         before_better = sync.before is not None and self._deficit(ev, sync.before.pits) < cost
+        if sync.shadow is not None and sync.shadow.fit is not None:
+            # (or the game before played on, as its histories explain it)
+            before_better = before_better or self._cost(sync.shadow.fit) < cost
         explained = self._explains(obs, fit.deficit, fit.board) and not before_better
         if explained and not slips(fit.key):
             return self._back_in_sync(obs, sync)
@@ -1524,11 +1578,67 @@ class Referee:
             )
         return sync.rewrites
 
+    def _weigh_command(self, obs: Observation, fit: Fit) -> list[Event] | None:
+        """A new still reading the game named since the last command explains (``fit``):
+        weigh it against the game before the command (see :class:`AfterCommand`)."""
+        after = self._after_command
+        assert after is not None
+        named = len(self._history) - after.history
+        theirs = after.shadow.fit
+        if theirs is None:
+            # (the game before does not explain it: the game named since does, once a move
+            # says so; a reading that game had seen already tells nothing)
+            if named and not after.shadow.fits:
+                self._after_command = None
+            return None
+        after.lead += self._cost(fit) - self._cost(theirs)
+        if named and (after.lead < -self.margin or named > COMMAND_WATCH):
+            self._after_command = None
+            return None
+        if after.lead <= self.margin:
+            return None
+        line = after.shadow.moves(SHADOW_MASS)
+        if line is None:
+            return None  # (surely that game, but not yet which line of it: the next reading)
+        return self._overruled(obs, after, line)
+
+    @staticmethod
+    def _cost(fit: Fit) -> float:
+        """What a fit costs: its log likelihood below the reading's best, and the prior of
+        each mistake its history makes."""
+        return fit.deficit - MISTAKE * slips(fit.key)
+
+    def _overruled(
+        self, obs: Observation, after: AfterCommand, line: tuple[int, ...]
+    ) -> list[Event]:
+        """The board went on with the game before the command: say the board does not show
+        the command (the one out-of-sync alert), take back the moves named since, and take
+        that game up along ``line``."""
+        events = self._out_of_sync(obs.t, after.cause, after.before)
+        sync = self._sync
+        assert sync is not None
+        taken = self._cut_record(after.history)
+        self._tracker.reset(MoveGraph(after.set, None))
+        if taken:
+            events.append(
+                self._event(
+                    "corrected",
+                    obs.t,
+                    action="resync",
+                    position=after.set.to_json(),
+                    ply=len(self.moves),
+                    text=wording.overruled_text(taken, after.before.to_text()),
+                )
+            )
+        found = Found(Anchor("before", after.before, len(line)), line, after.shadow.position(), 0.0)
+        return [*events, *self._resync(obs, found, sync)]
+
     def _resync(self, obs: Observation, found: Found, sync: OutOfSync) -> list[Event]:
         """The board shows ``found``: take up the game there and close the alert."""
         t = obs.t
         events: list[Event] = []
         self._sync = None
+        self._after_command = None
         if found.anchor.name == "start":
             events += self._begin_game(t, found.anchor.position, auto=True)
         elif found.anchor.name == "earlier" and (found.anchor.ply or 0) < len(self.moves):
@@ -1642,17 +1752,19 @@ class Referee:
         position: Any = None,
     ) -> list[Event]:
         start = commands.start_position(rules, options, position, self.position.ruleset)
-        before = self.position
+        before, held = self.position, self._tracker
         events = self._begin_game(t, start, auto=False)
-        return events + self.check_board(t, "new_game", before)
+        return events + self.check_board(t, "new_game", before, held)
 
     def set_position(self, t: float, position: Any) -> list[Event]:
         if position is None:
             raise CommandError("set_position needs a position (text form or JSON)")
         new = commands.parse_position(position, self.position.ruleset)
-        before = self.position
+        before, held = self.position, copy.copy(self._tracker)  # (a reset replaces its parts)
         events = [self._correct(t, new, "set_position")]
-        return events + self._game_over_events(t) + self.check_board(t, "set_position", before)
+        return (
+            events + self._game_over_events(t) + self.check_board(t, "set_position", before, held)
+        )
 
     def _correct(self, t: float, new: Position, action: str) -> Event:
         """Put ``new`` in place of the position by hand (a correction in the record)."""
@@ -1672,7 +1784,7 @@ class Referee:
             return self._undo_provisional(t)
         if not self._history:
             raise CommandError("nothing to undo")
-        before = self.position
+        before, held = self.position, copy.copy(self._tracker)
         previous, out = self._history.pop()
         if out is not None and self.moves and self.moves[-1] is out:
             self.moves.pop()
@@ -1691,7 +1803,7 @@ class Referee:
             text=f"{what}; position {previous.to_text()}",
             **extra,
         )
-        return [ev, *self.check_board(t, "undo", before)]
+        return [ev, *self.check_board(t, "undo", before, held)]
 
     def _undo_provisional(self, t: float) -> list[Event]:
         """Undo while the page shows a move still being read: that move, the last one the
@@ -1769,6 +1881,7 @@ class Referee:
         """The record back to just before entry ``h`` of its history: the names of the
         moves taken back."""
         taken = [out.name for _, out in self._history[h:] if out is not None]
+        self._after_command = None  # (what it counted in the record is gone)
         del self._history[h:]
         del self.moves[len(self.moves) - len(taken) :]
         del self._missed[len(self._missed) - len(taken) :]
@@ -1809,9 +1922,12 @@ class Referee:
         )
         return [ev, *self._game_over_events(t)]
 
-    def check_board(self, t: float, cause: str, before: Position | None) -> list[Event]:
+    def check_board(
+        self, t: float, cause: str, before: Position | None, held: Tracker | None = None
+    ) -> list[Event]:
         """After a command: does the board show the position it set? If the last reading is
-        still, say so now if not; otherwise look at the next still board."""
+        still, say so now if not; otherwise look at the next still board. ``held``: the
+        histories the referee held from ``before`` when the command came."""
         self._last_key = None
         obs = self._last_obs
         if (
@@ -1819,7 +1935,10 @@ class Referee:
             and before != self.position
             and before.ruleset.num_pits == self.position.ruleset.num_pits
         ):
-            self._after_command = (before, Shadow.following(before, self._looked))
+            shadow = Shadow.following(before, self._looked, held)
+            self._after_command = AfterCommand(
+                before, shadow, cause, self.position, len(self._history)
+            )
         if self.position.is_over or obs is None:
             return []
         if len(obs.pits) != self.position.ruleset.num_pits:

@@ -1,4 +1,4 @@
-"""The game before a command, followed while the board disagrees with the command.
+"""The game before a command, followed while the board may still show it.
 
 A person presses *New game* or *Undo*, or sets a position, and the board does not
 show it: the referee says so once (out of sync, :mod:`core.referee.referee`) and
@@ -9,7 +9,9 @@ still board can pass before it finds it; the game is then out of its reach. A
 :class:`Shadow` follows that game the way the referee follows any game: a tracker
 of its own, fed every observation, its first move taken as certain once the belief
 says so, however many moves the players make, so the referee can take the game up
-at any still board that shows it.
+at any still board that shows it. A command the board seemed to show is weighed
+against it in the same way (``AfterCommand`` in :mod:`core.referee.referee`): a
+position set one seed from the board's is within a noisy camera's reach.
 
 >>> from core import Position
 >>> shadow = Shadow.following(Position.initial(), [None] * 12)
@@ -41,10 +43,17 @@ class Shadow:
     last_key: Any = None
     fits: bool = False
     """The last observation was explained by this game."""
+    fit: Fit | None = None
+    """How well this game explained the last observation, if it was a new reading and
+    this game explained it (what the referee weighs against its own game)."""
 
     @classmethod
-    def following(cls, before: Position, looked: list[int | None]) -> Shadow:
-        return cls(Tracker(before), [], list(looked))
+    def following(
+        cls, before: Position, looked: list[int | None], tracker: Tracker | None = None
+    ) -> Shadow:
+        """The game from ``before`` (with ``tracker``: the histories the referee held from
+        there when the command came, the moves it was still reading among them)."""
+        return cls(Tracker(before) if tracker is None else tracker, [], list(looked))
 
     def position(self) -> Position:
         """The position of the likeliest history of this game."""
@@ -65,6 +74,7 @@ class Shadow:
         holds ``commit``."""
         tracker = self.tracker
         readings = key[0]
+        self.fit = None
         if key == self.last_key:
             tracker.pay_stillness(ev.hand_away, ev.capture_wait)
             return
@@ -77,6 +87,7 @@ class Shadow:
             saved.restore(tracker)  # (a reading this game does not explain tells nothing)
             return
         self.last_key = key
+        self.fit = fit
         for i, s in enumerate(seen):
             if s is not None:
                 self.looked[i] = s

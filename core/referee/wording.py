@@ -248,6 +248,15 @@ def rewound_text(taken: Sequence[str], position: str) -> str:
     return f"two quick moves were missed before {_listed(taken)}: judged again from {position}"
 
 
+def overruled_text(taken: Sequence[str], position: str) -> str:
+    """The moves named after a command, taken back when the board turned out to show the
+    game before it all along (the game is then taken up there)."""
+    return (
+        f"the board went on with the game before the command: {_listed(taken)} taken back,"
+        f" judged again from {position}"
+    )
+
+
 def missed_pair_text(names: Sequence[str]) -> str:
     """How the game was found again when two quick moves had been missed."""
     return f"{_listed(names)} were played and not seen"

@@ -709,12 +709,47 @@ def test_the_game_before_a_command_the_board_seemed_to_show_is_found_when_lost_l
     # hand, so nothing was said at the command; ten seconds later nothing explained it,
     # and the search knew only the position set and the start: the game before the
     # command, played on meanwhile, was never found. It is now followed from the
-    # command until a move is confirmed after it, and searched when the game is lost.
+    # command, as long as the still readings do not settle which game the board shows,
+    # and searched when the game is lost.
     play = desync_session(START, "set_position", FLAT_01, CAMERA, random.Random(2002))
     result = score(play, presets.CAMERA, keep_events=True)
     command_t = next(i.t for i in play.timeline if isinstance(i, Command))
     assert not [e for e in result.events if e.t == command_t and e.is_alert]
     assert result.resync is not None and result.followed
+
+
+@pytest.mark.no_cover
+def test_a_position_set_within_misreads_of_the_board_gives_way_to_the_game_played_on() -> None:
+    # Flat 0.2 beliefs, desync seed 3000: a person set the position one move (A's one
+    # seed into B) from the board's while the referee was still reading three moves. Two
+    # piles one seed off, the board was within what misreads explain: the position set was
+    # taken at its word, the game before it forgotten at the first move named from it,
+    # and five moves were named wrongly to the session's end, nothing ever said. The
+    # game before the command, with the moves it was still reading, is weighed against
+    # the position set at every still reading: it leads by the margin at the first, and
+    # the board is said not to show the command and that game taken up there.
+    play = desync_session(START, "set_position", FLAT_02, CAMERA, random.Random(3000))
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.followed and result.wrong_moves == 0
+    assert result.resync_boards is not None and result.resync_boards <= 2
+    assert result.out_of_sync_alerts == 1
+    said = next(e for e in result.events if e.type == "board_disturbed")
+    assert said["cause"] == "set_position"
+
+
+@pytest.mark.no_cover
+def test_the_start_laid_out_mid_game_is_a_new_game_though_a_history_explains_it_loosely() -> None:
+    # Flat 0.2 beliefs, desync seed 4001: the players started again in the middle of a
+    # game. The start position, two piles misread, was "explained" by a history of the
+    # game with ten piles each a little off (30 nats below the reading's best, within the
+    # allowance for ten differing pits), so it was never taken for a new game; the game
+    # was lost 14 s later and never found. The start explains that reading 27 nats better:
+    # a new game at once.
+    play = desync_session(START, "restart", FLAT_02, CAMERA, random.Random(4001))
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.resync_boards == 1 and result.out_of_sync_alerts == 0
+    assert result.wrong_moves == 0
+    assert [e["auto"] for e in result.events if e.type == "new_game"] == [True]
 
 
 def test_a_position_set_in_the_desync_bench_is_never_the_one_the_players_play_into() -> None:
