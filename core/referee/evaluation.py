@@ -98,6 +98,8 @@ def score(
     found_t: float | None = None
     desync_t = play.desync[1] if play.desync else None
     first_move_after: float | None = None
+    lost: set[int] = set()
+    """The out-of-sync alerts raised since the desync (a question closed is no resync)."""
     asked: list[tuple[float, Event, int]] = []
     frames: list[float] = []
     timeline: deque[TimelineItem] = deque(play.timeline)
@@ -144,7 +146,7 @@ def score(
                 found_t = e.t if found_t is None else found_t
             elif (
                 e.type == "board_restored"
-                and play.desync is not None
+                and e.get("closes") in lost
                 and desync_t is not None
                 and e.t >= desync_t
                 and found_t is None
@@ -157,6 +159,7 @@ def score(
                 continue
             if e.type == "board_disturbed" and play.desync is not None:
                 out.out_of_sync_alerts += 0 if e.get("update") else 1
+                lost.add(e["alert_id"])
                 continue
             if e.get("update"):
                 continue
@@ -178,10 +181,11 @@ def score(
     out.latency = _latencies(frames, out.seconds, out.between)
     out.mistakes = len(play.expected)
     out.followed = out.named == play.moves
-    if found_t is None and out.followed and out.out_of_sync_alerts == 0:
+    if found_t is None and out.wrong_moves == 0 and out.out_of_sync_alerts == 0:
         # Never lost: the game was followed through the desync without a word (an undo
         # of a move the referee was still reading, the board put back to a position it
-        # reaches by play). It was found again with the first move it named after.
+        # reaches by play), every move it named right (the last may be still in doubt
+        # when the session ends). It was found again with the first move it named after.
         found_t = first_move_after
     if play.desync is not None and found_t is not None and desync_t is not None:
         out.resync = max(0.0, found_t - desync_t)

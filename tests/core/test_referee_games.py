@@ -752,6 +752,25 @@ def test_the_start_laid_out_mid_game_is_a_new_game_though_a_history_explains_it_
     assert [e["auto"] for e in result.events if e.type == "new_game"] == [True]
 
 
+@pytest.mark.no_cover
+def test_a_question_settled_after_a_desync_is_not_the_game_found_again() -> None:
+    # Flat 0.2 beliefs, desync seed 4003: after the undo the referee named every move
+    # right and said nothing out of sync, but the last move was still in doubt when the
+    # session ended, so the session was not "followed"; the score took a question closed
+    # 22 s after the desync (board_restored of an `ambiguous`) for the game found again.
+    # Only the close of an out-of-sync alert is a resync; a game never lost is found
+    # with the first move named after the desync.
+    play = desync_session(START, "undo", FLAT_02, CAMERA, random.Random(4003))
+    assert play.desync is not None
+    result = score(play, presets.CAMERA, keep_events=True)
+    assert result.out_of_sync_alerts == 0 and result.wrong_moves == 0 and not result.followed
+    settled = [e for e in result.events if e.type == "board_restored" and e.t > play.desync[1]]
+    assert settled  # (the question closed, which is not what is measured)
+    first = next(e.t for e in result.events if e.type == "move" and e.t >= play.desync[1])
+    assert result.resync == pytest.approx(first - play.desync[1])
+    assert result.resync_boards is not None and result.resync_boards <= 2
+
+
 def test_a_position_set_in_the_desync_bench_is_never_the_one_the_players_play_into() -> None:
     # (that would put the position set on the board: nothing would be out of sync, and
     # the bench would count the move the players made as one the referee never named)
