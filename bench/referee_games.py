@@ -282,8 +282,10 @@ def report(model: Model, t: Tally) -> str:
         f" games with every move right {t.oracle_games}/{t.games}",
         f"  mistakes found                 {t.found}/{t.mistakes}"
         + (f"  missed: {t.missed_kinds}" if t.missed_kinds else ""),
-        f"  desyncs found again            {t.resynced}/{t.desyncs}, still boards median "
-        f"{_q(t.resync_boards, 0.5):.0f} max {max(t.resync_boards, default=0)}, "
+        f"  desyncs found again            {t.resynced}/{t.desyncs}"
+        f" ({sum(1 for b in t.resync_boards if b <= 2)} within two still boards),"
+        f" still boards median {_q(t.resync_boards, 0.5):.0f}"
+        f" max {max(t.resync_boards, default=0)}, "
         f"seconds median {_q(t.resync_seconds, 0.5):.2f}"
         f" max {max(t.resync_seconds, default=0):.2f}; "
         f"out-of-sync alerts {t.desync_alerts}",

@@ -44,3 +44,15 @@ def test_no_bench_reaches_into_sys_path_or_loads_files_by_path(path: Path) -> No
     text = path.read_text("utf-8")
     assert "sys.path" not in text
     assert "spec_from_file_location" not in text
+
+
+def test_the_referee_bench_says_how_many_desyncs_were_found_within_two_still_boards(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # (the goal is counted per session: a median and a maximum do not say it)
+    from bench import referee_games
+
+    argv = ["--games", "0", "--mistakes", "0", "--desyncs", "1", "--models", "sensor"]
+    assert referee_games.main([*argv, "--seed", "2000"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "desyncs found again" in x)
+    assert "5/5 (5 within two still boards)" in line
