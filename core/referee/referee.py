@@ -644,6 +644,8 @@ class Referee:
         (the players started again). ``fit``: how well the game explains it, if it does at
         all; with flat beliefs a history may explain ten pits each a little misread, and
         the start must then explain it better by the margin."""
+        if fit is not None and self._cost(fit) <= self.margin:
+            return False  # (no board beats a fit that good by the margin: most readings)
         start = Position.initial(self.position.ruleset)
         if start == self.position:
             return False

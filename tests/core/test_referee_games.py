@@ -73,8 +73,7 @@ def test_three_games_in_a_row_are_followed_move_for_move() -> None:
 
 @pytest.mark.parametrize("kind", DESYNCS)
 def test_each_desync_is_found_again_within_two_still_boards(kind: str) -> None:
-    play = desync_session(START, kind, EXACT, CAMERA, random.Random(11))
-    result = score(play, presets.CAMERA, keep_events=True)
+    _, result = _desync_scored(kind, EXACT, 11)
     assert result.resync is not None, [e.type for e in result.events][-12:]
     assert result.resync_boards is not None and result.resync_boards <= 2
     # One out-of-sync alert at most, updated in place, never a card per reading.
@@ -88,8 +87,7 @@ def test_the_game_played_on_after_new_game_is_taken_up_when_its_line_leads() -> 
     # command follows the board exactly from 56 s on, but its line of nine moves held
     # 0.30-0.69 of its belief against others, never the 0.95 asked: the board was out of
     # sync to the session's end.
-    play = desync_session(START, "new_game_command", FLAT_02, CAMERA, random.Random(3002))
-    result = score(play, presets.CAMERA, keep_events=True)
+    _, result = _desync_scored("new_game_command", FLAT_02, 3002)
     assert result.resync_boards is not None and result.resync_boards <= 2
     assert result.out_of_sync_alerts <= 1
 
@@ -665,8 +663,7 @@ def test_an_undo_while_a_move_is_still_being_read_takes_that_move_back() -> None
     # named D again from there, and the game was never found again. The move the page
     # shows last is the one a person takes back: a is withdrawn, the board that still
     # shows it is said at once, and the game is found when the players put it back.
-    play = desync_session(START, "undo", FLAT_02, CAMERA, random.Random(2003))
-    result = score(play, presets.CAMERA, keep_events=True)
+    play, result = _desync_scored("undo", FLAT_02, 2003)
     command_t = next(i.t for i in play.timeline if isinstance(i, Command))
     at_command = [e for e in result.events if e.t == command_t]
     assert [e.type for e in at_command] == ["move_withdrawn", "board_disturbed"]
@@ -697,8 +694,7 @@ def test_a_mistake_made_at_once_does_not_explain_a_board_the_game_before_a_comma
     # without the mistake's prior: the alert was closed and thirteen moves named wrongly
     # from the position set. A mistake pays its prior in that comparison too, and play
     # from the game before the command is searched before a mistake closes the alert.
-    play = desync_session(START, "set_position", GROWING, CAMERA, random.Random(2000))
-    result = score(play, presets.CAMERA, keep_events=True)
+    _, result = _desync_scored("set_position", GROWING, 2000)
     assert result.followed and result.wrong_moves == 0
     assert result.resync_boards is not None and result.resync_boards <= 2
 
@@ -711,8 +707,7 @@ def test_the_game_before_a_command_the_board_seemed_to_show_is_found_when_lost_l
     # command, played on meanwhile, was never found. It is now followed from the
     # command, as long as the still readings do not settle which game the board shows,
     # and searched when the game is lost.
-    play = desync_session(START, "set_position", FLAT_01, CAMERA, random.Random(2002))
-    result = score(play, presets.CAMERA, keep_events=True)
+    play, result = _desync_scored("set_position", FLAT_01, 2002)
     command_t = next(i.t for i in play.timeline if isinstance(i, Command))
     assert not [e for e in result.events if e.t == command_t and e.is_alert]
     assert result.resync is not None and result.followed
@@ -728,8 +723,7 @@ def test_a_position_set_within_misreads_of_the_board_gives_way_to_the_game_playe
     # game before the command, with the moves it was still reading, is weighed against
     # the position set at every still reading: it leads by the margin at the first, and
     # the board is said not to show the command and that game taken up there.
-    play = desync_session(START, "set_position", FLAT_02, CAMERA, random.Random(3000))
-    result = score(play, presets.CAMERA, keep_events=True)
+    _, result = _desync_scored("set_position", FLAT_02, 3000)
     assert result.followed and result.wrong_moves == 0
     assert result.resync_boards is not None and result.resync_boards <= 2
     assert result.out_of_sync_alerts == 1
@@ -745,8 +739,7 @@ def test_the_start_laid_out_mid_game_is_a_new_game_though_a_history_explains_it_
     # allowance for ten differing pits), so it was never taken for a new game; the game
     # was lost 14 s later and never found. The start explains that reading 27 nats better:
     # a new game at once.
-    play = desync_session(START, "restart", FLAT_02, CAMERA, random.Random(4001))
-    result = score(play, presets.CAMERA, keep_events=True)
+    _, result = _desync_scored("restart", FLAT_02, 4001)
     assert result.resync_boards == 1 and result.out_of_sync_alerts == 0
     assert result.wrong_moves == 0
     assert [e["auto"] for e in result.events if e.type == "new_game"] == [True]
@@ -760,9 +753,8 @@ def test_a_question_settled_after_a_desync_is_not_the_game_found_again() -> None
     # 22 s after the desync (board_restored of an `ambiguous`) for the game found again.
     # Only the close of an out-of-sync alert is a resync; a game never lost is found
     # with the first move named after the desync.
-    play = desync_session(START, "undo", FLAT_02, CAMERA, random.Random(4003))
+    play, result = _desync_scored("undo", FLAT_02, 4003)
     assert play.desync is not None
-    result = score(play, presets.CAMERA, keep_events=True)
     assert result.out_of_sync_alerts == 0 and result.wrong_moves == 0 and not result.followed
     settled = [e for e in result.events if e.type == "board_restored" and e.t > play.desync[1]]
     assert settled  # (the question closed, which is not what is measured)
@@ -782,12 +774,18 @@ def test_a_position_set_in_the_desync_bench_is_never_the_one_the_players_play_in
         assert Position.from_text(command.command["position"]) != after
 
 
+def _desync_scored(kind: str, beliefs: BeliefModel, seed: int) -> tuple[Playthrough, Score]:
+    """The bench's desync session ``kind`` of ``seed`` at a camera's pace, and its score
+    (events kept)."""
+    play = desync_session(START, kind, beliefs, CAMERA, random.Random(seed))
+    return play, score(play, presets.CAMERA, keep_events=True)
+
+
 def _said_at_the_command_and_found_at_the_first_still_board(kind: str) -> Score:
     """The desync session ``kind`` of seed 2001 with the growing spread: the board's
     disagreement with the command is said when the command is given, and the game found
     again at the first still board."""
-    play = desync_session(START, kind, GROWING, CAMERA, random.Random(2001))
-    result = score(play, presets.CAMERA, keep_events=True)
+    _, result = _desync_scored(kind, GROWING, 2001)
     command_t = next(e.t for e in result.events if e.type == "corrected")
     said = [e for e in result.events if e.type == "board_disturbed" and not e.get("update")]
     assert said and said[0].t == command_t and said[0]["cause"] == kind
