@@ -28,7 +28,13 @@ Three layers, each usable alone:
 Time: the device has its own clock (seconds of "physical" time). ``speed``
 says how many device seconds pass per wall second (1 = real time, 10 = ten
 times faster). ``speed=0`` runs as fast as the host reads (the pty's flow
-control paces it), which is what the tests and the benchmark use.
+control paces it), which is what the tests and the benchmark use. The pty
+reports bytes in flight only once the kernel has passed them on, so at full
+speed the device can run a second or two ahead of what the host has read; an
+unplug at full speed therefore first lets the host read what a device in real
+time would already have delivered, and after the replug the device streams
+once the host has opened the port again (its IDENTIFY), so an unplug loses
+about as much of the game as a real one, whatever the load on the machine.
 
 The port's path is a symlink (like ``/dev/serial/by-id/…``), so an unplug and
 replug gives a new ``/dev/pts/N`` behind the same name.
@@ -521,7 +527,7 @@ class VirtualBoard:
         self._sample = 0
         self._master = -1
         self._slave = -1
-        self._pending: list[str] = []
+        self._pending: list[tuple[float, str]] = []  # (device time due, fault)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -560,12 +566,18 @@ class VirtualBoard:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def inject(self, fault: str) -> None:
-        """Schedule a link fault (one of :data:`FAULTS`) for the device's next sample."""
+    def inject(self, fault: str, at: float | None = None) -> None:
+        """Schedule a link fault (one of :data:`FAULTS`) for the device's next sample.
+
+        With ``at``, the fault comes at the first sample at or after that device
+        time instead: the host reads a few frames behind the device, so a fault it
+        injects "now" lands a varying moment later, and a test that must hit the
+        same moment of the game every run names it in device time.
+        """
         if fault not in FAULTS:
             raise ValueError(f"unknown fault {fault!r}; choose from {', '.join(FAULTS)}")
         with self._lock:
-            self._pending.append(fault)
+            self._pending.append((float("-inf") if at is None else at, fault))
 
     def set_weight_override(self, ch: int, grams: float) -> None:
         """Put ``grams`` of something that is not a seed on a channel (tests, calibration)."""
@@ -686,11 +698,13 @@ class VirtualBoard:
 
     def _faults(self) -> None:
         o = self.opts
+        due: list[str] = []
         if o.faults > 0 and self.rng.random() < o.faults / 60.0 / self.rate_hz:
-            self._pending.append(self.rng.choice(list(o.fault_kinds)))
+            due.append(self.rng.choice(list(o.fault_kinds)))
         with self._lock:
-            pending, self._pending = self._pending, []
-        for fault in pending:
+            due += [fault for at, fault in self._pending if at <= self.t]
+            self._pending = [(at, fault) for at, fault in self._pending if at > self.t]
+        for fault in due:
             self.injected.append((self.t, fault))
             log.info("virtual board: injecting %s at t=%.2f", fault, self.t)
             if fault == "garbage":
@@ -708,6 +722,8 @@ class VirtualBoard:
                 if self._master >= 0:
                     self._hello(8)
             elif fault == "unplug":
+                if self.opts.speed <= 0:
+                    self._drain()
                 self._unplug()
                 self._stop.wait(self.opts.unplug_s)
                 self.t += self.opts.unplug_s
@@ -717,6 +733,40 @@ class VirtualBoard:
                     self._sample = 0
                     self._plug()
                     self._hello(1)
+                    if self.opts.speed <= 0:
+                        self._await_host()
+
+    def _drain(self, timeout_s: float = 2.0) -> None:
+        """Wait (at full speed) until the host has read every byte sent, or ``timeout_s``.
+
+        The backlog must read empty twice, 10 ms apart: bytes just written reach
+        the count only when the kernel passes them on.
+        """
+        deadline = time.monotonic() + timeout_s
+        empty = 0
+        while empty < 2 and time.monotonic() < deadline and not self._stop.is_set():
+            empty = empty + 1 if self._backlog() == 0 else 0
+            self._stop.wait(0.01)
+
+    def _await_host(self, timeout_s: float = 5.0) -> None:
+        """Wait (at full speed) for the host's first command on a new port, or ``timeout_s``.
+
+        Our host sends IDENTIFY as soon as it has opened the port; streaming
+        before that would only fill a buffer it throws away on opening.
+        """
+        decoder = FrameDecoder()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not self._stop.is_set():
+            select.select([self._master], [], [], 0.05)
+            try:
+                data = os.read(self._master, 4096)
+            except OSError:  # nothing yet (BlockingIOError), or no reader yet (EIO)
+                continue
+            frames = decoder.feed(data)
+            for f in frames:
+                self._command(f.type, f.seq, f.payload)
+            if frames:
+                return
 
     def _commands(self, decoder: FrameDecoder) -> None:
         try:

@@ -19,6 +19,7 @@ from companion.sources import open_source
 from core import Position
 from core.observation import Observation, most_likely, probability
 from core.referee import ALERT_TYPES, Referee, presets
+from firmware_bridge.protocol import Reading
 from firmware_bridge.source import SimSource, device_options_from_query
 from firmware_bridge.virtual_board import DeviceOptions, PlayerOptions
 
@@ -47,11 +48,14 @@ def plausible(o: Observation, counts: tuple[int, ...], p_min: float = 0.05) -> b
 
 
 def play(opts: DeviceOptions, faults: dict[float, str] | None = None, wall_s: float = 60) -> Run:
-    """Run the sim until the player is done (plus a settle margin), injecting faults by time."""
+    """Run the sim until the player is done (plus a settle margin), with faults at device times."""
     src = SimSource(opts)
     run = Run(src)
-    pending = sorted((faults or {}).items())
     src.open()
+    # In device time: injected from here "when the board reaches t", a fault would
+    # land as far behind as the host reads, a different moment of the game each run.
+    for at, fault in (faults or {}).items():
+        src.board.inject(fault, at=at)
     deadline = time.monotonic() + wall_s
     done_at: float | None = None
     try:
@@ -62,8 +66,6 @@ def play(opts: DeviceOptions, faults: dict[float, str] | None = None, wall_s: fl
                 run.observations.append(item)
                 if done_at is not None and item.t > done_at + 1.5 and item.stable:
                     break
-            while pending and src.board.t >= pending[0][0]:
-                src.board.inject(pending.pop(0)[1])
             if done_at is None and src.board.player.finished:
                 done_at = src.board.t
             assert time.monotonic() < deadline, "the virtual game did not finish in time"
@@ -127,6 +129,36 @@ def test_unplug_and_replug_reconnects_and_the_game_continues() -> None:
     assert run.src.link.connects == 3
     assert_game_seen(run)
     assert_referee_agrees(run)
+
+
+def test_an_unplug_at_full_speed_loses_only_the_frames_in_flight() -> None:
+    """The host reads up to a few frames before the unplug and from the replugged board's first.
+
+    The pty counts bytes in flight only once the kernel has passed them on, so
+    a device at full speed used to run a second or more ahead of the host, and
+    an unplug threw that away: the still board after a move went unseen on a
+    busy machine (CI).
+    """
+    src = SimSource(scripted(GAME))
+    src.open()
+    at = 3.0
+    src.board.inject("unplug", at=at)
+    samples: list[int] = []
+    last_before: int | None = None
+    try:
+        for item in src.link:
+            if isinstance(item, Reading):
+                samples.append(item.sample)
+                if last_before is not None:
+                    break
+            elif isinstance(item, dict) and item["state"] == "disconnected":
+                last_before = samples[-1]
+    finally:
+        src.close()
+    assert last_before is not None
+    per_frame = 1.0 / src.board.rate_hz
+    assert last_before >= round(at / per_frame) - 5, (last_before, at / per_frame)
+    assert samples[-1] <= 5, samples[-1]
 
 
 def test_device_reset_mid_game() -> None:
