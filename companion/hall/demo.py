@@ -1,12 +1,13 @@
 """``oware-companion demo --hall N``: a hall of N virtual boards on one machine.
 
 A Mosquitto broker of its own (:class:`companion.hall.mosquitto.LocalBroker`),
-N ``serve --publish`` processes (one ``sim://`` board each, the next ports after
-the hall's), and the hall page in this process.
+N ``serve --publish`` processes (one ``sim://`` board each, on the next free
+ports after the hall's), and the hall page in this process.
 """
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,26 @@ def board_command(broker_url: str, number: int, port: int, data_dir: Path, sim: 
     ]
 
 
+def next_free_port(host: str, after: int, taken: set[int]) -> int:
+    """The first port above ``after`` that is not in ``taken`` and that nothing holds.
+
+    The boards' ports are the hall's next ones when they are free; one held by
+    another program (or by an outgoing connection: these lie in the range the
+    system hands those out from) is passed over rather than failing that
+    board's service.
+    """
+    for port in range(after + 1, 65536):
+        if port in taken:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind((host, port))
+            except OSError:
+                continue
+        return port
+    raise ValueError(f"no free port above {after} on {host}: choose a lower one with --port")
+
+
 def run_demo_hall(
     boards: int, *, host: str, port: int, data_dir: Path, speed: float, mistakes: float
 ) -> int:
@@ -50,10 +71,14 @@ def run_demo_hall(
     url = broker.url("demo")
     children: list[subprocess.Popen[bytes]] = []
     try:
+        taken = {port}
         for n in range(1, boards + 1):
             sim = f"sim://?speed={speed:g}&mistakes={mistakes:g}&seed={n}"
-            command = board_command(url, n, port + n, data_dir, sim)
+            board_port = next_free_port("127.0.0.1", max(taken), taken)
+            taken.add(board_port)
+            command = board_command(url, n, board_port, data_dir, sim)
             children.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+            print(f"oware-companion: board {n} on http://127.0.0.1:{board_port}/", flush=True)
         print(f"oware-companion: {boards} boards publishing to {url}", flush=True)
         return run_hall(parse_broker_url(url), data_dir / "hall", host, port)
     finally:

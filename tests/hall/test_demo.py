@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
 
+from companion.hall.demo import next_free_port
 from companion.hall.mosquitto import free_port
 from tests.hall.conftest import ROOT, env, wait_for
 
@@ -49,7 +52,10 @@ def test_demo_hall_starts_a_broker_boards_and_the_hall_then_stops_them(tmp_path:
         wait_for(two_boards_playing, 90, "two boards playing in the demo hall")
         children = _children(demo.pid)
         assert len(children) == 3  # mosquitto and two services
-        board = httpx.get(f"http://127.0.0.1:{port + 1}/health", timeout=5)
+        printed = (tmp_path / "demo.out").read_text()
+        addresses = re.findall(r"board (\d+) on (http://\S+)/", printed)
+        assert [n for n, _ in addresses] == ["1", "2"], printed
+        board = httpx.get(f"{addresses[0][1]}/health", timeout=5)
         assert board.status_code == 200
     finally:
         demo.send_signal(signal.SIGINT)
@@ -57,3 +63,13 @@ def test_demo_hall_starts_a_broker_boards_and_the_hall_then_stops_them(tmp_path:
         assert demo.wait(timeout=60) in (0, 130, -signal.SIGINT)
     for pid in children:  # nothing left behind
         assert not os.path.exists(f"/proc/{pid}") or "Z" in Path(f"/proc/{pid}/stat").read_text()
+
+
+def test_a_board_port_another_program_holds_is_passed_over() -> None:
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        chosen = next_free_port("127.0.0.1", port - 1, set())
+        assert chosen > port
+        assert next_free_port("127.0.0.1", port - 1, {chosen}) not in (port, chosen)
