@@ -99,12 +99,6 @@ COUNTING_STILL = -6.0
 STALE_DEPTH = 10
 #: ... if it holds at least this much of the belief (a doubt split more evenly waits).
 STALE_MASS = 0.75
-#: While out of sync, the game before a command (:class:`Shadow`) is taken up when its
-#: likeliest line holds this much of its belief: with flat beliefs a line of several
-#: moves is rarely surer, and staying lost names no move at all. (Desync sessions of the
-#: referee bench, seeds 2000-4003, five models: found within two still boards more
-#: often, no more moves named wrongly than at 0.95; docs/REFEREE.md.)
-SHADOW_MASS = 0.5
 #: A board no history explains, but one history's board at rest differs from it in this
 #: many pits or fewer (and fewer than any other's, the last certain position's included):
 #: that history's moves were played, and then a hand disturbed those pits.
@@ -1488,11 +1482,11 @@ class Referee:
             return self._back_in_sync(obs, sync)
         updated = Snapshot.of(tracker) if explained else None
         saved.restore(tracker)
-        found = (
-            self._search(ev, sync.before)
-            or self._shadow_found(sync)
-            or self._search(ev, sync.before, self._rewrites(sync))
-        )
+        found = self._search(ev, sync.before)
+        if found is None and self._shadow_shown(sync):
+            assert sync.shadow is not None and sync.before is not None
+            return self._take_up(obs, sync.shadow, sync.before, sync)
+        found = found or self._search(ev, sync.before, self._rewrites(sync))
         if found is not None:
             return self._resync(obs, found, sync)
         if updated is not None:
@@ -1528,16 +1522,13 @@ class Referee:
             commit=self.commit_mass,
         )
 
-    def _shadow_found(self, sync: OutOfSync) -> Found | None:
-        """The game before the command, played on further than the search looks, if the
-        board shows it (see :mod:`core.referee.shadow`)."""
+    @staticmethod
+    def _shadow_shown(sync: OutOfSync) -> bool:
+        """Whether the board shows the game before the command played on, further than the
+        search looks (see :mod:`core.referee.shadow`)."""
         shadow = sync.shadow
-        if shadow is None or sync.before is None or not shadow.fits:
-            return None
-        line = shadow.moves(SHADOW_MASS)
-        if not line:
-            return None  # (none played: the search found it, or nothing did)
-        return Found(Anchor("before", sync.before, len(line)), line, shadow.position(), 0.0)
+        # (none played: the search found it, or nothing did)
+        return shadow is not None and sync.before is not None and shadow.fits and shadow.played > 0
 
     def _search(
         self, ev: Evidence, before: Position | None, rewrites: Rewrites | None = None
@@ -1599,10 +1590,7 @@ class Referee:
             return None
         if after.lead <= self.margin:
             return None
-        line = after.shadow.moves(SHADOW_MASS)
-        if line is None:
-            return None  # (surely that game, but not yet which line of it: the next reading)
-        return self._overruled(obs, after, line)
+        return self._overruled(obs, after)
 
     @staticmethod
     def _cost(fit: Fit) -> float:
@@ -1610,12 +1598,10 @@ class Referee:
         each mistake its history makes."""
         return fit.deficit - MISTAKE * slips(fit.key)
 
-    def _overruled(
-        self, obs: Observation, after: AfterCommand, line: tuple[int, ...]
-    ) -> list[Event]:
+    def _overruled(self, obs: Observation, after: AfterCommand) -> list[Event]:
         """The board went on with the game before the command: say the board does not show
         the command (the one out-of-sync alert), take back the moves named since, and take
-        that game up along ``line``."""
+        that game up."""
         events = self._out_of_sync(obs.t, after.cause, after.before)
         sync = self._sync
         assert sync is not None
@@ -1632,8 +1618,30 @@ class Referee:
                     text=wording.overruled_text(taken, after.before.to_text()),
                 )
             )
-        found = Found(Anchor("before", after.before, len(line)), line, after.shadow.position(), 0.0)
-        return [*events, *self._resync(obs, found, sync)]
+        return [*events, *self._take_up(obs, after.shadow, after.before, sync)]
+
+    def _take_up(
+        self, obs: Observation, shadow: Shadow, before: Position, sync: OutOfSync
+    ) -> list[Event]:
+        """The board shows the game before the command (``shadow``), played on from
+        ``before``: take it up and close the alert. The moves it is sure of are named; the
+        others stay among its histories, read on as any move (shown as provisional, named
+        once the belief is sure): a line taken whole at a still board it explains only
+        about as well as another names moves wrongly (flat readings, quick moves)."""
+        t = obs.t
+        self._after_command = None
+        events = [self._correct(t, before, "resync")]
+        for record in shadow.line:
+            events += self._confirm_record(record, t)
+        self._tracker = shadow.tracker
+        self._last_key = shadow.last_key
+        self._looked_at(obs)
+        self.alerts = [a for a in self.alerts if a.get("alert_id") != sync.alert_id]
+        how = f"{shadow.played} move(s) played meanwhile"
+        events.append(
+            self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how))
+        )
+        return events
 
     def _resync(self, obs: Observation, found: Found, sync: OutOfSync) -> list[Event]:
         """The board shows ``found``: take up the game there and close the alert."""

@@ -101,19 +101,9 @@ class Shadow:
             tracker.commit(record)
             self.line.append(record)
 
-    def moves(self, sure: float) -> tuple[int, ...] | None:
-        """The moves from the position before the command to this game's likeliest
-        position now, if the histories that played them hold ``sure`` of the belief
-        (None: not that sure, or a capture was left on the board on the way, which a line
-        of moves cannot say)."""
+    @property
+    def played(self) -> int:
+        """Moves played since the position before the command in this game's likeliest
+        history (those taken as certain among them)."""
         tracker = self.tracker
-        best = tracker.keys[tracker.best()][0]
-        held = sum(
-            float(p) for k, p in zip(tracker.keys, tracker.posterior(), strict=True) if k[0] == best
-        )
-        if held < sure:
-            return None
-        records = [*self.line, *best]
-        if any(missed for _, missed in records):
-            return None
-        return tuple(pit for pit, _ in records)
+        return len(self.line) + len(tracker.keys[tracker.best()][0])
