@@ -1630,14 +1630,17 @@ class Referee:
         about as well as another names moves wrongly (flat readings, quick moves)."""
         t = obs.t
         self._after_command = None
-        events = [self._correct(t, before, "resync")]
+        self._sync = None
+        events, stands = self._back_before(t, before, sync.cause)
         for record in shadow.line:
             events += self._confirm_record(record, t)
         self._tracker = shadow.tracker
         self._last_key = shadow.last_key
         self._looked_at(obs)
         self.alerts = [a for a in self.alerts if a.get("alert_id") != sync.alert_id]
-        how = f"{shadow.played} move(s) played meanwhile"
+        how = "; ".join(
+            [*stands, *([f"{shadow.played} move(s) played meanwhile"] if shadow.played else [])]
+        )
         events.append(
             self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how))
         )
@@ -1654,12 +1657,15 @@ class Referee:
         elif found.anchor.name == "earlier" and (found.anchor.ply or 0) < len(self.moves):
             events.append(self._rewind(t, found.anchor))
         elif found.anchor.name == "before":
-            events.append(self._correct(t, found.anchor.position, "resync"))
+            back, stands = self._back_before(t, found.anchor.position, sync.cause)
+            events += back
         else:  # (the root, or the record with the two missed moves put in at its end)
             self._tracker.reset(MoveGraph(self.position, self._last_move()))
         for m in found.line:
             events += self._confirm_record((m, False), t)
         how = f"{len(found.line)} move(s) played meanwhile" if found.line else ""
+        if found.anchor.name == "before" and stands:
+            how = "; ".join([*stands, *([how] if how else [])])
         if found.anchor.name == "earlier":
             ply = found.anchor.ply or 0
             how = wording.missed_pair_text([out.name for out in self.moves[ply : ply + 2]])
@@ -1671,6 +1677,23 @@ class Referee:
         self._tracker.update(ev)
         self._looked_at(obs)
         return events
+
+    def _back_before(self, t: float, before: Position, cause: str) -> tuple[list[Event], list[str]]:
+        """Back to ``before``, the position when a command came that the board does not
+        show. After an undo it is the position with the move undone (or the move being
+        read when Undo came) played: that move goes back into the record, as played, and
+        its wording is returned too. Otherwise ``before`` is put in place, a correction
+        (a position set by hand, or New game, left no move to play again)."""
+        if cause == "undo" and not self.position.is_over:
+            graph = self._tracker.graph(())
+            for pit in self.position.legal_moves():
+                out = graph.outcome(pit)
+                for missed in (False, True):
+                    after = missed_capture_position(out) if missed else out.position
+                    if after == before:
+                        events = self._confirm_record((pit, missed), t)
+                        return events, [wording.undo_overruled_text(out.name)]
+        return [self._correct(t, before, "resync")], []
 
     def _rewind(self, t: float, anchor: Anchor) -> Event:
         """Back to the position ``anchor`` (an ``earlier`` one: the record went through it,

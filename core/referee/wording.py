@@ -257,6 +257,11 @@ def overruled_text(taken: Sequence[str], position: str) -> str:
     )
 
 
+def undo_overruled_text(name: str) -> str:
+    """How the game was found again when the board showed the move a person undid."""
+    return f"move {name} stands (the board shows it played)"
+
+
 def missed_pair_text(names: Sequence[str]) -> str:
     """How the game was found again when two quick moves had been missed."""
     return f"{_listed(names)} were played and not seen"

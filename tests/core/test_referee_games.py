@@ -714,6 +714,34 @@ def test_the_game_before_a_command_the_board_seemed_to_show_is_found_when_lost_l
 
 
 @pytest.mark.no_cover
+def test_the_game_before_a_command_is_taken_up_with_the_moves_it_is_unsure_of_still_read() -> None:
+    # Flat 0.1 beliefs, desync seed 2001: New game was pressed while the referee was
+    # still reading three quick moves, and the players played on. The game before the
+    # command led at the fourth still board, and its likeliest line, at half its belief,
+    # was named whole: b for d, and E b B as B, five moves wrong to the session's end.
+    # It is taken up with the moves it is sure of named and the rest still read, as
+    # any move is.
+    _, result = _desync_scored("new_game_command", FLAT_01, 2001)
+    assert result.followed and result.wrong_moves == 0
+    assert result.resync_boards is not None and result.resync_boards <= 2
+
+
+@pytest.mark.no_cover
+def test_a_move_undone_that_the_board_still_shows_goes_back_into_the_record() -> None:
+    # Flat 0.2 beliefs, desync seed 3000: Undo took back A, the board still showed it, and
+    # the players played on. The game before the undo was found at the first still
+    # board, but put in place as a correction: A was missing from the record, and every
+    # move named after it stood one ply off the game's (16 counted wrong). A stands again,
+    # as the move played.
+    play, result = _desync_scored("undo", FLAT_02, 3000)
+    assert result.wrong_moves == 0 and result.named == play.moves[: len(result.named)]
+    assert result.resync_boards == 1
+    restored = next(e for e in result.events if e.type == "board_restored" and e.t >= 86.5)
+    assert "move A stands" in restored["text"]
+    assert not [e for e in result.events if e.type == "corrected" and e.t > 86.5]
+
+
+@pytest.mark.no_cover
 def test_a_position_set_within_misreads_of_the_board_gives_way_to_the_game_played_on() -> None:
     # Flat 0.2 beliefs, desync seed 3000: a person set the position one move (A's one
     # seed into B) from the board's while the referee was still reading three moves. Two
