@@ -341,6 +341,10 @@ class Referee:
         self._question: int | None = None
         self._question_at = 0.0
         """When the open question was asked."""
+        self._question_pits: frozenset[int] = frozenset()
+        """The pits the open question asks to count ..."""
+        self._answered: set[int] = set()
+        """... and those a person has counted since."""
         self._late: LateDoubt | None = None
         if not keep_counts:
             self._after_command: AfterCommand | None = None
@@ -1236,11 +1240,12 @@ class Referee:
             # mistake is said, rather than left until the players clear the board.)
             return []
         # The explanations that hold nearly all the belief, and the pits that tell them apart.
+        # (Wrong sowings of one move are explanations of their own, each with a share of
+        # the belief: asking about the likeliest only left the next to ask about as soon
+        # as it was counted; one count settles them all.)
         shown: list[int] = []
         held = 0.0
-        for k, (mass, cls, _) in enumerate(classes[:4]):
-            if cls[0] == "mistake" and k != 1:
-                continue
+        for k, (mass, _, _) in enumerate(classes[:4]):
             shown.append(k)
             held += mass
             if held >= self.alert_mass:
@@ -1297,8 +1302,17 @@ class Referee:
         """Ask once (``key``) to count the pits where ``boards`` differ."""
         if key in self._emitted:
             return []
+        if (
+            self._question is not None
+            and self._answered
+            and not self._question_pits <= self._answered
+        ):
+            # (a person is counting the pits asked, one by one: each count narrows the
+            # doubt, and asking anew after each would put a question per pit on the page)
+            return []
         self._emitted.add(key)
         pits, options, ask, listed = wording.differences(self.position.ruleset, boards)
+        self._question_pits, self._answered = frozenset(pits), set()
         ev = self._alert(
             t,
             {
@@ -1334,6 +1348,7 @@ class Referee:
         )
         self._question = ev["alert_id"]
         self._question_at = t
+        self._question_pits, self._answered = frozenset(), set()
         return [ev]
 
     def _restored(self, t: float, alert_id: int, how: str) -> Event:
@@ -1870,6 +1885,8 @@ class Referee:
         """A person's count of pit ``p`` in place of its reading."""
         read = None if self._last_sig is None else self._last_sig[p]
         self._overrides[p] = Counted(c, read, len(self.moves))
+        if self._question is not None:
+            self._answered.add(p)
         # A person counting at the board: the players have stopped, nobody holds seeds.
         self._tracker.pay_stillness(COUNTING_STILL)
 

@@ -4,6 +4,7 @@ referee."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -175,3 +176,51 @@ def test_a_sowing_hand_hides_every_pit_it_sows_into() -> None:
     hidden = under_sowing_hand(list(hand.pits), settled[0])
     assert [i for i, p in enumerate(hidden) if p is None] == [1, 2, 3, 4, 5, 6]  # C, D … a
     assert hidden[7:] == [4] * 5 and hidden[0] == 4
+
+
+def test_a_person_counting_the_pits_asked_is_not_asked_anew_after_each_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Beliefs spread one count either side: the referee asks about two or more pits, and
+    the person answers one pit at a time. Asking again after each count put a question a
+    pit on the page (three in one board of a photo game at seed 0; here, twice in 30
+    games); a new question comes only once every pit asked is counted."""
+    import vision.evaluation.photo_games as photo_games_module
+    from core.referee import Referee
+
+    truth = np.repeat(np.arange(10), 3)
+    beliefs = np.full((len(truth), CLASSES), 1e-9)
+    for row, count in enumerate(truth):
+        beliefs[row, count] = 0.6
+        beliefs[row, max(0, count - 1)] += 0.2
+        beliefs[row, count + 1] += 0.2
+    beliefs /= beliefs.sum(1, keepdims=True)
+    asked: list[set[int]] = []
+    counted: set[int] = set()
+    early: list[tuple[set[int], set[int]]] = []
+
+    class Watched(Referee):
+        def _note_questions(self, events: list[Any]) -> None:
+            for e in events:
+                if e.type == "ambiguous" and e.get("options") and not e.get("moves"):
+                    if asked and counted and not asked[-1] <= counted:
+                        early.append((set(asked[-1]), set(counted)))
+                    asked.append({int(o["pit"]) for o in e["options"]})
+                    counted.clear()
+
+        def observe(self, obs: Any) -> list[Any]:
+            events = super().observe(obs)
+            self._note_questions(events)
+            return events
+
+        def confirm(self, t: float, **kw: Any) -> list[Any]:
+            if "pit" in kw:
+                counted.add(int(kw["pit"]))
+            events = super().confirm(t, **kw)
+            self._note_questions(events)
+            return events
+
+    monkeypatch.setattr(photo_games_module, "Referee", Watched)
+    photo_games(beliefs, truth, games=30, seed=0, answer=True)
+    assert sum(len(a) > 1 for a in asked) >= 3, asked
+    assert not early, early
