@@ -758,25 +758,19 @@ class VirtualBoard:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and not self._stop.is_set():
             select.select([self._master], [], [], 0.05)
-            try:
-                data = os.read(self._master, 4096)
-            except OSError:  # nothing yet (BlockingIOError), or no reader yet (EIO)
-                continue
-            frames = decoder.feed(data)
-            for f in frames:
-                self._command(f.type, f.seq, f.payload)
-            if frames:
+            if self._commands(decoder):
                 return
 
-    def _commands(self, decoder: FrameDecoder) -> None:
+    def _commands(self, decoder: FrameDecoder) -> bool:
+        """Answer the host's commands waiting on the port; whether there were any."""
         try:
             data = os.read(self._master, 4096)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            return
-        for f in decoder.feed(data):
+        except OSError:  # nothing waiting (BlockingIOError), or no reader yet (EIO)
+            return False
+        frames = decoder.feed(data)
+        for f in frames:
             self._command(f.type, f.seq, f.payload)
+        return bool(frames)
 
     def _command(self, cmd: int, seq: int, p: bytes) -> None:
         status = AckStatus.OK

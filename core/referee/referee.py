@@ -1652,19 +1652,14 @@ class Referee:
         self._tracker = shadow.tracker
         self._last_key = shadow.last_key
         self._looked_at(obs)
-        self.alerts = [a for a in self.alerts if a.get("alert_id") != sync.alert_id]
-        how = "; ".join(
-            [*stands, *([f"{shadow.played} move(s) played meanwhile"] if shadow.played else [])]
-        )
-        events.append(
-            self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how))
-        )
-        return events
+        how = wording.found_again_how(shadow.played, stands)
+        return [*events, self._restored(t, sync.alert_id, how)]
 
     def _resync(self, obs: Observation, found: Found, sync: OutOfSync) -> list[Event]:
         """The board shows ``found``: take up the game there and close the alert."""
         t = obs.t
         events: list[Event] = []
+        stands = ""
         self._sync = None
         self._after_command = None
         if found.anchor.name == "start":
@@ -1678,27 +1673,22 @@ class Referee:
             self._tracker.reset(MoveGraph(self.position, self._last_move()))
         for m in found.line:
             events += self._confirm_record((m, False), t)
-        how = f"{len(found.line)} move(s) played meanwhile" if found.line else ""
-        if found.anchor.name == "before" and stands:
-            how = "; ".join([*stands, *([how] if how else [])])
+        how = wording.found_again_how(len(found.line), stands)
         if found.anchor.name == "earlier":
             ply = found.anchor.ply or 0
             how = wording.missed_pair_text([out.name for out in self.moves[ply : ply + 2]])
-        self.alerts = [a for a in self.alerts if a.get("alert_id") != sync.alert_id]
-        events.append(
-            self._event("board_restored", t, closes=sync.alert_id, text=wording.resync_text(how))
-        )
+        events.append(self._restored(t, sync.alert_id, how))
         ev, self._last_key = self._evidence(obs, True, self._still_since)
         self._tracker.update(ev)
         self._looked_at(obs)
         return events
 
-    def _back_before(self, t: float, before: Position, cause: str) -> tuple[list[Event], list[str]]:
+    def _back_before(self, t: float, before: Position, cause: str) -> tuple[list[Event], str]:
         """Back to ``before``, the position when a command came that the board does not
         show. After an undo it is the position with the move undone (or the move being
-        read when Undo came) played: that move goes back into the record, as played, and
-        its wording is returned too. Otherwise ``before`` is put in place, a correction
-        (a position set by hand, or New game, left no move to play again)."""
+        read when Undo came) played: that move goes back into the record, as played, with
+        the words that say so. Otherwise ``before`` is put in place, a correction (a
+        position set by hand, or New game, left no move to play again), and no words."""
         if cause == "undo" and not self.position.is_over:
             graph = self._tracker.graph(())
             for pit in self.position.legal_moves():
@@ -1707,8 +1697,8 @@ class Referee:
                     after = missed_capture_position(out) if missed else out.position
                     if after == before:
                         events = self._confirm_record((pit, missed), t)
-                        return events, [wording.undo_overruled_text(out.name)]
-        return [self._correct(t, before, "resync")], []
+                        return events, wording.undo_overruled_text(out.name)
+        return [self._correct(t, before, "resync")], ""
 
     def _rewind(self, t: float, anchor: Anchor) -> Event:
         """Back to the position ``anchor`` (an ``earlier`` one: the record went through it,

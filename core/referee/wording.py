@@ -308,6 +308,15 @@ def out_of_sync_text(cause: str, diff: Sequence[dict[str, Any]]) -> str:
     return f"{head}: {listed}" if listed else head
 
 
+def found_again_how(played: int, stands: str = "") -> str:
+    """How the game before a command was found again: the move undone that stands, if
+    one does, and the moves played meanwhile."""
+    parts = [stands] if stands else []
+    if played:
+        parts.append(f"{played} move(s) played meanwhile")
+    return "; ".join(parts)
+
+
 def resync_text(how: str) -> str:
     return f"the board matches the game again: {how}" if how else "the board matches the game again"
 
