@@ -262,16 +262,19 @@ def databases_word() -> str:
     return f"endgame databases up to {layers - 1} seeds" if layers else "no endgame databases"
 
 
-def main_fit(samples: int, label_nodes: int, seed: int) -> int:
+def main_fit(samples: int, label_nodes: int, seeds: list[int]) -> int:
     """``python -m bench.engine --fit``: fit the evaluation's weights (see
-    :mod:`companion.engine_fit`); the samples are kept in the cache, so a second run with
-    the same settings resumes, or only fits."""
-    where = endgame_store.cache_root() / "fit" / f"samples-seed{seed}-nodes{label_nodes}.jsonl"
+    :mod:`companion.engine_fit`) on ``samples`` positions of each seed's self-play; the
+    samples are kept in the cache, so a second run with the same settings resumes, or
+    only fits."""
     databases = databases_word()  # (what the searches load now, before a build adds more)
-    made = make_samples(where, samples, label_nodes=label_nodes, seed=seed)
-    report = fit(made[:samples], DEFAULT_WEIGHTS)
+    made = []
+    for seed in seeds:
+        where = endgame_store.cache_root() / "fit" / f"samples-seed{seed}-nodes{label_nodes}.jsonl"
+        made += make_samples(where, samples, label_nodes=label_nodes, seed=seed)[:samples]
+        print(f"fit: {samples} positions from self-play (seed {seed}) in {where}")
+    report = fit(made, DEFAULT_WEIGHTS)
     names = " ".join(FEATURES)
-    print(f"fit: {samples} positions from self-play (seed {seed}) in {where}")
     print(
         f"fit: targets by searches of {label_nodes} nodes (mean depth {report.mean_depth:.1f}), "
         f"{databases} at the leaves"
@@ -279,6 +282,7 @@ def main_fit(samples: int, label_nodes: int, seed: int) -> int:
     print(f"fit: weights ({names}), fitted on {report.train}, measured on {report.held_out}")
     print(f"fit: current {DEFAULT_WEIGHTS.tolist()}: error {report.error_current:.2f} seeds (rms)")
     print(f"fit: fitted  {report.weights.tolist()}: error {report.error_fitted:.2f} seeds (rms)")
+    print(f"fit: fitted on all {len(made)}: {report.every.tolist()} (what a default is made from)")
     return 0
 
 
@@ -351,12 +355,20 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=30_000, help="nodes per move for --tune")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--fit-seeds",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="S",
+        help="--fit: --samples positions of each of these seeds' self-play (default: --seed)",
+    )
+    parser.add_argument(
         "--weights",
         type=int,
-        nargs=5,
+        nargs=len(FEATURES),
         default=None,
         metavar="W",
-        help="--tune: candidate weights (captured on_side vulnerable empty kroo)",
+        help=f"--tune: candidate weights ({' '.join(FEATURES)})",
     )
     args = parser.parse_args()
     if args.match_engine is not None:
@@ -370,7 +382,7 @@ def main() -> int:
             plies=args.opening_plies,
         )
     if args.fit:
-        return main_fit(args.samples, args.label_nodes, args.seed)
+        return main_fit(args.samples, args.label_nodes, args.fit_seeds or [args.seed])
     if args.load:
         bench_load(args.time)
         return 0

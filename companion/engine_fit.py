@@ -62,12 +62,20 @@ def self_play_positions(
 
 @dataclass
 class Sample:
-    """A position, the five terms of its evaluation, and the deep search's target."""
+    """A position, the terms of its evaluation when it was labelled, and the deep
+    search's target."""
 
     position: str
     terms: list[int]
     target: int
     depth: int
+
+
+def terms_of(position: Position) -> npt.NDArray[np.int64]:
+    """The evaluation's terms of ``position``, from its mover's side."""
+    mover = position.to_move
+    board = to_relative(position.pits, mover)
+    return features(board, position.stores[mover], position.stores[1 - mover])
 
 
 def label(position: Position, searcher: Searcher, nodes: int) -> Sample:
@@ -150,13 +158,18 @@ class FitReport:
     error_current: float
     error_fitted: float
     mean_depth: float
+    every: npt.NDArray[np.int64]
+    """The weights fitted on every sample: what a default is made from, once the held-out
+    error has shown the terms generalise."""
 
 
 def fit(
     samples: list[Sample], current: npt.NDArray[np.int64], held_out: float = 0.2, seed: int = 1
 ) -> FitReport:
     """Fit on a random ``1 - held_out`` of the samples; measure on the rest."""
-    terms = np.array([s.terms for s in samples], dtype=np.int64)
+    # (the terms are reckoned again from each position, so samples written while the
+    # evaluation had fewer terms still serve: the deep search's target is what they keep)
+    terms = np.array([terms_of(Position.from_text(s.position)) for s in samples], dtype=np.int64)
     targets = np.array([s.target for s in samples], dtype=np.int64)
     order = np.random.default_rng(seed).permutation(len(samples))
     cut = int(len(samples) * (1 - held_out))
@@ -169,4 +182,5 @@ def fit(
         rms_error(terms[test], targets[test], current),
         rms_error(terms[test], targets[test], weights),
         float(np.mean([s.depth for s in samples])),
+        fit_weights(terms, targets),
     )

@@ -17,13 +17,24 @@ The heuristic terms, each a difference (mover minus opponent):
 * ``empty``: one's own empty pits (few moves left, and landing spots for the
   opponent's captures), counted against;
 * ``kroo``: pits holding 12 or more seeds, a big sowing that laps the board
-  and often captures several pits at once.
+  and often captures several pits at once;
+* ``threat``: the most seeds the mover could capture with one move now, and
+  ``threatened``: the most the opponent could, were it to move (counted
+  against): a leaf is seldom quiet in Oware, and the search stops there;
+* ``reach``: seeds one's moves would sow on the other side (a seed sown there
+  is one the opponent may play or keep).
+
+(One's pits holding seeds, the moves one has, would be ``empty`` negated: no term
+of its own.)
+
+The capture terms reckon each sowing without playing it (whole laps, the
+emptied pit skipped, a grand slam capturing nothing), the same as
+:func:`core.engine.kernel.play_into` would give.
 
 :data:`DEFAULT_WEIGHTS` are fitted by least squares to the scores of deep searches
 (:mod:`core.engine.fitting`; ``python -m bench.engine --fit`` remakes them), and
-kept because they beat the weights chosen before them by hand and self-play
-(:data:`SELF_PLAY_WEIGHTS`) in self-play matches (``python -m bench.engine --tune
---weights ...``; the figures are in ``docs/ENGINE.md``, "The evaluation's weights").
+kept because they beat the weights before them in matches (the figures are in
+``docs/ENGINE.md``, "The evaluation's weights").
 """
 
 from __future__ import annotations
@@ -36,15 +47,20 @@ from core.engine._jit import njit
 #: Score of a won game before the margin is added (a draw is 0).
 WIN = 100_000
 
-#: Weights of (captured, on_side, vulnerable, empty, kroo), in centi-seeds: fitted
-#: (``python -m bench.engine --fit --samples 4000 --label-nodes 300000 --seed 1``).
-DEFAULT_WEIGHTS = np.array([100, -9, 64, -213, 329], dtype=np.int64)
+#: Weights of (captured, on_side, vulnerable, empty, kroo, threat, threatened, reach), in
+#: centi-seeds: fitted on every sample of
+#: ``python -m bench.engine --fit --fit-seeds 11 12 --samples 1600 --label-nodes 300000``.
+DEFAULT_WEIGHTS = np.array([100, 71, -24, -88, 23, 114, 65, -107], dtype=np.int64)
 
-#: The weights before the fit, chosen by hand and self-play matches.
-SELF_PLAY_WEIGHTS = np.array([100, 12, 18, -10, 25], dtype=np.int64)
+#: The five-term weights fitted before (``--fit --samples 4000 --seed 1``), the default
+#: until the capture and reach terms came.
+FIVE_TERM_WEIGHTS = np.array([100, -9, 64, -213, 329, 0, 0, 0], dtype=np.int64)
+
+#: The weights before any fit, chosen by hand and self-play matches.
+SELF_PLAY_WEIGHTS = np.array([100, 12, 18, -10, 25, 0, 0, 0], dtype=np.int64)
 
 #: Only the store difference: the baseline the weights are measured against.
-MATERIAL_ONLY = np.array([100, 0, 0, 0, 0], dtype=np.int64)
+MATERIAL_ONLY = np.array([100, 0, 0, 0, 0, 0, 0, 0], dtype=np.int64)
 
 
 @njit
@@ -61,14 +77,54 @@ def final_score(mine: int, theirs: int) -> int:
 
 
 @njit
-def evaluate(
-    board: npt.NDArray[np.int8], mine: int, theirs: int, weights: npt.NDArray[np.int64]
-) -> int:
-    """Heuristic score of a game still going on (see the module docstring)."""
+def _sowing_capture(board: npt.NDArray[np.int8], pit: int, first: int) -> tuple[int, int]:
+    """(seeds captured, seeds sown on the other side) if ``pit`` were sown now by the
+    owner of the six pits from ``first`` (0: the mover, 6: the opponent), without
+    changing ``board``: every other pit gets ``q`` seeds (whole laps, the emptied pit
+    skipped) and the ``r`` after ``pit`` one more, the last landing on ``pit + r``."""
+    c = int(board[pit])
+    q = c // 11
+    r = c % 11
+    if r == 0:
+        r = 11
+        q -= 1
+    other = 6 - first
+    sown_there = 0
+    before = 0
+    for j in range(other, other + 6):
+        d = (j - pit) % 12
+        add = q + (1 if d <= r else 0)
+        sown_there += add
+        before += int(board[j])
+    last = (pit + r) % 12
+    if last < other or last >= other + 6:
+        return 0, sown_there
+    taken = 0
+    pos = last
+    while pos >= other:
+        d = (pos - pit) % 12
+        n = int(board[pos]) + q + (1 if d <= r else 0)
+        if n != 2 and n != 3:
+            break
+        taken += n
+        pos -= 1
+    if taken == before + sown_there:
+        return 0, sown_there  # a grand slam captures nothing
+    return taken, sown_there
+
+
+@njit
+def terms(
+    board: npt.NDArray[np.int8], mine: int, theirs: int
+) -> tuple[int, int, int, int, int, int, int, int]:
+    """The evaluation's terms, each mover minus opponent (see the module docstring)."""
     on_side = 0
     vulnerable = 0
     empty = 0
     kroo = 0
+    threat = 0
+    threatened = 0
+    reach = 0
     for i in range(6):
         a = int(board[i])
         b = int(board[i + 6])
@@ -79,16 +135,39 @@ def evaluate(
             vulnerable -= 1
         if a == 0:
             empty += 1
+        else:
+            taken, there = _sowing_capture(board, i, 0)
+            threat = max(threat, taken)
+            reach += there
         if b == 0:
             empty -= 1
+        else:
+            taken, there = _sowing_capture(board, i + 6, 6)
+            threatened = max(threatened, taken)
+            reach -= there
         if a >= 12:
             kroo += 1
         if b >= 12:
             kroo -= 1
-    return int(
-        weights[0] * (int(mine) - int(theirs))
-        + weights[1] * on_side
-        + weights[2] * vulnerable
-        + weights[3] * empty
-        + weights[4] * kroo
+    return (
+        int(mine) - int(theirs),
+        on_side,
+        vulnerable,
+        empty,
+        kroo,
+        threat,
+        -threatened,
+        reach,
     )
+
+
+@njit
+def evaluate(
+    board: npt.NDArray[np.int8], mine: int, theirs: int, weights: npt.NDArray[np.int64]
+) -> int:
+    """Heuristic score of a game still going on (see the module docstring)."""
+    t = terms(board, mine, theirs)
+    total = 0
+    for k in range(len(t)):
+        total += weights[k] * t[k]
+    return int(total)

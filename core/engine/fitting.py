@@ -1,7 +1,7 @@
 """Fitting the evaluation's weights by least squares.
 
 The search scores a position it cannot see to the end with a weighted sum of
-five terms (:func:`core.engine.evaluation.evaluate`). Here the weights are
+terms (:func:`core.engine.evaluation.evaluate`). Here the weights are
 fitted instead of chosen: given positions, each with a *target* (what a deep
 search, or an endgame database, says it is worth), find the weights whose
 sum comes closest to the targets, in the least-squares sense. The weight of
@@ -14,8 +14,9 @@ Pure: arrays in, arrays out. The positions and their targets are made by
 >>> import numpy as np
 >>> board = np.array([4, 4, 4, 4, 0, 2, 1, 0, 4, 4, 12, 3], dtype=np.int8)
 >>> terms = features(board, 4, 2)
->>> terms.tolist()  # captured, on_side, vulnerable, empty, kroo
-[2, -6, 0, 0, -1]
+>>> dict(zip(FEATURES, terms.tolist()))  # C captures the 2 on a: a threat of 2
+{'captured': 2, 'on_side': -6, 'vulnerable': 0, 'empty': 0, 'kroo': -1, 'threat': 2, \
+'threatened': 0, 'reach': -7}
 >>> from core.engine.evaluation import DEFAULT_WEIGHTS, evaluate
 >>> int(terms @ DEFAULT_WEIGHTS) == evaluate(board, 4, 2, DEFAULT_WEIGHTS)
 True
@@ -28,10 +29,19 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from core.engine.evaluation import WIN
+from core.engine.evaluation import WIN, terms
 
 #: The terms of the evaluation, in the order of its weights.
-FEATURES = ("captured", "on_side", "vulnerable", "empty", "kroo")
+FEATURES = (
+    "captured",
+    "on_side",
+    "vulnerable",
+    "empty",
+    "kroo",
+    "threat",
+    "threatened",
+    "reach",
+)
 
 #: Targets are clipped to this many centi-seeds: a won game by 30 seeds and one by 15 are
 #: both "won" to the evaluation, and a few such targets must not pull every weight.
@@ -39,20 +49,9 @@ CLIP = 2400
 
 
 def features(board: npt.NDArray[np.int8], mine: int, theirs: int) -> npt.NDArray[np.int64]:
-    """The five terms of the evaluation for a mover-relative board (pits 0-5 the mover's)
-    and the stores, so that ``features(...) @ weights == evaluate(..., weights)``."""
-    own = board[:6].astype(np.int64)
-    other = board[6:12].astype(np.int64)
-    return np.array(
-        [
-            int(mine) - int(theirs),
-            int(own.sum() - other.sum()),
-            int(np.isin(other, (1, 2)).sum() - np.isin(own, (1, 2)).sum()),
-            int((own == 0).sum() - (other == 0).sum()),
-            int((own >= 12).sum() - (other >= 12).sum()),
-        ],
-        dtype=np.int64,
-    )
+    """The terms of the evaluation for a mover-relative board (pits 0-5 the mover's) and
+    the stores, so that ``features(...) @ weights == evaluate(..., weights)``."""
+    return np.array(terms(board, mine, theirs), dtype=np.int64)
 
 
 def target_from_score(score: int) -> int:

@@ -16,8 +16,8 @@ from companion import endgame_store
 from companion.engine_fit import fit, make_samples, read_samples
 from core import Position
 from core.engine.evaluation import DEFAULT_WEIGHTS, WIN, evaluate
-from core.engine.fitting import CLIP, features, fit_weights, rms_error, target_from_score
-from core.engine.kernel import to_relative
+from core.engine.fitting import CLIP, FEATURES, features, fit_weights, rms_error, target_from_score
+from core.engine.kernel import flip_into, play_into, to_relative
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,10 +41,40 @@ def random_boards(count: int, seed: int = 3) -> list[tuple[np.ndarray, int, int]
 def test_the_terms_weighted_are_the_evaluation() -> None:
     rng = np.random.default_rng(5)
     for board, mine, theirs in random_boards(300):
-        weights = rng.integers(-50, 150, size=5).astype(np.int64)
+        weights = rng.integers(-50, 150, size=len(FEATURES)).astype(np.int64)
         assert int(features(board, mine, theirs) @ weights) == evaluate(
             board, mine, theirs, weights
         )
+
+
+def test_the_threat_terms_are_the_best_capture_each_side_has_now() -> None:
+    # (the evaluation reckons a sowing without playing it: checked against the kernel)
+    scratch = np.empty(12, dtype=np.int8)
+    flipped = np.empty(12, dtype=np.int8)
+    seen = set()
+    for board, mine, theirs in random_boards(400, seed=8):
+        flip_into(board, flipped)
+        best = [
+            max((play_into(b, i, scratch) for i in range(6) if b[i] > 0), default=0)
+            for b in (board, flipped)
+        ]
+        terms = features(board, mine, theirs)
+        assert terms[FEATURES.index("threat")] == best[0]
+        assert terms[FEATURES.index("threatened")] == -best[1]
+        seen.add(best[0] > 0)
+    assert seen == {True, False}  # (boards with and without a capture to make)
+
+
+def test_a_lap_and_a_grand_slam_are_reckoned_as_the_rules_play_them() -> None:
+    # South's 17 seeds in F lap the board (F itself skipped), the last one on f: every
+    # North pit gets two, a three. All of North's seeds would go: a grand slam, no capture.
+    board = np.array([0, 0, 0, 0, 0, 17, 1, 0, 0, 0, 0, 0], dtype=np.int8)
+    scratch = np.empty(12, dtype=np.int8)
+    threat = FEATURES.index("threat")
+    assert features(board, 10, 10)[threat] == 0 == play_into(board, 5, scratch)
+    board[6] = 2  # a holds four after the lap: the chain stops there, f to b are taken
+    assert features(board, 10, 10)[threat] == 10 == play_into(board, 5, scratch)
+    assert features(board, 10, 10)[FEATURES.index("reach")] == 12  # two on each North pit
 
 
 def test_targets_are_margins_for_known_results_and_scores_otherwise() -> None:
@@ -56,7 +86,7 @@ def test_targets_are_margins_for_known_results_and_scores_otherwise() -> None:
 def test_least_squares_finds_the_weights_that_made_the_targets() -> None:
     boards = random_boards(400)
     terms = np.array([features(b, m, t) for b, m, t in boards])
-    made_by = np.array([100, 30, -20, 7, 60])
+    made_by = np.array([100, 30, -20, 7, 60, 40, 25, -15])
     targets = terms @ made_by
     keep = np.abs(targets) < CLIP  # no clipping in this test
     terms, targets = terms[keep], targets[keep]
@@ -68,7 +98,7 @@ def test_least_squares_finds_the_weights_that_made_the_targets() -> None:
 def test_clipped_targets_do_not_pull_the_weights() -> None:
     boards = random_boards(400)
     terms = np.array([features(b, m, t) for b, m, t in boards])
-    made_by = np.array([100, 30, -20, 7, 60])
+    made_by = np.array([100, 30, -20, 7, 60, 40, 25, -15])
     targets = terms @ made_by
     keep = np.abs(targets) < CLIP
     terms, targets = terms[keep], targets[keep]
