@@ -88,7 +88,7 @@ def label(position: Position, searcher: Searcher, nodes: int) -> Sample:
     result = searcher.search(board, mine, theirs, nodes=nodes, exact_all=False)
     return Sample(
         position.to_text(),
-        features(board, mine, theirs).tolist(),
+        terms_of(position).tolist(),
         target_from_score(result.scores[result.best]),
         result.depth,
     )

@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.engine._jit import njit
+from core.engine.kernel import side_sum
 
 #: Score of a won game before the margin is added (a draw is 0).
 WIN = 100_000
@@ -77,11 +78,14 @@ def final_score(mine: int, theirs: int) -> int:
 
 
 @njit
-def _sowing_capture(board: npt.NDArray[np.int8], pit: int, first: int) -> tuple[int, int]:
+def _sowing_capture(
+    board: npt.NDArray[np.int8], pit: int, first: int, before: int
+) -> tuple[int, int]:
     """(seeds captured, seeds sown on the other side) if ``pit`` were sown now by the
-    owner of the six pits from ``first`` (0: the mover, 6: the opponent), without
-    changing ``board``: every other pit gets ``q`` seeds (whole laps, the emptied pit
-    skipped) and the ``r`` after ``pit`` one more, the last landing on ``pit + r``."""
+    owner of the six pits from ``first`` (0: the mover, 6: the opponent), whose other
+    side holds ``before`` seeds, without changing ``board``: every other pit gets ``q``
+    seeds (whole laps, the emptied pit skipped) and the ``r`` after ``pit`` one more,
+    the last landing on ``pit + r``."""
     c = int(board[pit])
     q = c // 11
     r = c % 11
@@ -90,12 +94,8 @@ def _sowing_capture(board: npt.NDArray[np.int8], pit: int, first: int) -> tuple[
         q -= 1
     other = 6 - first
     sown_there = 0
-    before = 0
     for j in range(other, other + 6):
-        d = (j - pit) % 12
-        add = q + (1 if d <= r else 0)
-        sown_there += add
-        before += int(board[j])
+        sown_there += q + (1 if (j - pit) % 12 <= r else 0)
     last = (pit + r) % 12
     if last < other or last >= other + 6:
         return 0, sown_there
@@ -125,6 +125,9 @@ def terms(
     threat = 0
     threatened = 0
     reach = 0
+    # (each side's seeds, once: a capture of them all is a grand slam)
+    mover_seeds = int(side_sum(board, 0))
+    opponent_seeds = int(side_sum(board, 6))
     for i in range(6):
         a = int(board[i])
         b = int(board[i + 6])
@@ -136,13 +139,13 @@ def terms(
         if a == 0:
             empty += 1
         else:
-            taken, there = _sowing_capture(board, i, 0)
+            taken, there = _sowing_capture(board, i, 0, opponent_seeds)
             threat = max(threat, taken)
             reach += there
         if b == 0:
             empty -= 1
         else:
-            taken, there = _sowing_capture(board, i + 6, 6)
+            taken, there = _sowing_capture(board, i + 6, 6, mover_seeds)
             threatened = max(threatened, taken)
             reach -= there
         if a >= 12:
