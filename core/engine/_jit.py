@@ -8,15 +8,35 @@ but correct, so the rest of the product never depends on a compiler.
 
 numba is imported here and only here, and only when a module of
 ``core.engine`` that needs it is imported (``import core`` never pulls it in).
+
+Compiled code is cached on disk, in a folder named by a digest of this
+package's sources (:func:`cache_folder`). numba's own cache checks only the
+file a function is written in: the search, cached with the evaluation it calls
+compiled in, went on running the old evaluation after ``evaluation.py``
+changed and ``search.py`` did not. Reading the package's own files for the
+digest is the one thing here that touches the disk, as the cache itself does.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def cache_folder(package: Path = Path(__file__).parent) -> Path:
+    """Where compiled code of ``package``'s sources as they are now is cached: a folder
+    that changes whenever any of its modules does."""
+    digest = hashlib.sha256()
+    for source in sorted(package.glob("*.py")):
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return package / "__pycache__" / f"numba-{digest.hexdigest()[:16]}"
+
 
 HAVE_NUMBA = False
 _numba: Any = None
@@ -27,6 +47,10 @@ if not os.environ.get("OWARE_NO_NUMBA"):
         HAVE_NUMBA = True
     except ImportError:  # pragma: no cover - depends on the installation
         HAVE_NUMBA = False
+if HAVE_NUMBA and not _numba.config.CACHE_DIR:
+    # (a folder the user set is theirs to keep fresh; where this one cannot be made,
+    # numba falls back to its own places)
+    _numba.config.CACHE_DIR = str(cache_folder())
 
 
 def njit(fn: F) -> F:
