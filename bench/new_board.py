@@ -3,13 +3,16 @@
 What is drawn and scored is :mod:`vision.evaluation.new_board`; this module prints the
 figures, plays the games (:mod:`vision.evaluation.photo_games`) and, with
 ``--learn-games K``, lets the counter learn from the positions the referee confirmed in K
-games, then scores again on the photographs it did not learn from.
+games, then scores again on the photographs it did not learn from. ``--members K``
+fine-tunes K networks of the deep or small counter and averages them, in place of the one
+the calibration makes.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +29,7 @@ from vision.evaluation.new_board import (
     run_new_board,
 )
 from vision.evaluation.photo_games import photo_games, report_lines
+from vision.image_types import Image
 
 Floats = npt.NDArray[np.float64]
 
@@ -74,6 +78,21 @@ def play(beliefs: Floats, truth: npt.NDArray[np.int64], games: int, seed: int) -
         )
 
 
+def ensemble_fitter(
+    kind: str, members: int
+) -> Callable[[Sequence[Image], Sequence[int]], PitCounter]:
+    """The calibration's fine-tuning of a network counter, with ``members`` networks."""
+    if kind == "deep":
+        from vision.deep_counter import DeepCounter
+
+        return lambda crops, counts: DeepCounter.builtin().adapt(crops, counts, members=members)
+    if kind == "cnn":
+        from vision.net_counter import NetCounter
+
+        return lambda crops, counts: NetCounter.builtin().adapt(crops, counts, members=members)
+    raise ValueError(f"--members needs --counter deep or cnn, not {kind}")
+
+
 def bench_new_board(
     folder: Path,
     kind: str,
@@ -84,6 +103,7 @@ def bench_new_board(
     seed: int,
     repeat: int,
     save_beliefs: Path | None = None,
+    members: int | None = None,
 ) -> int:
     """All the protocol's figures for one folder. ``save_beliefs``: keep the beliefs of the
     scored photographs (arrays ``beliefs`` and ``labels``) for ``bench.referee_games
@@ -93,6 +113,12 @@ def bench_new_board(
         print(f"no images in {folder}: it should hold <count>/<image>.png")
         return 1
     fitter = counter_kind(kind).calibrate
+    if members is not None:
+        try:
+            fitter = ensemble_fitter(kind, members)
+        except ValueError as exc:
+            print(exc)
+            return 2
 
     def fit(calibration: list[Example]) -> PitCounter:
         return fitter([e.image for e in calibration], [e.count for e in calibration])
@@ -101,7 +127,8 @@ def bench_new_board(
     cal = run.split.calibration
     per = {c: sum(e.count == c for e in cal) for c in sorted({e.count for e in cal})}
     print(
-        f"new board: {folder} ({len(examples)} photographs); counter '{kind}'\n"
+        f"new board: {folder} ({len(examples)} photographs); counter '{kind}'"
+        f"{'' if members is None else f', {members} networks averaged'}\n"
         f"calibration: empty board, start position and {layouts} layout(s), {photos} photo(s)"
         f" each: {len(cal)} pit photographs ({', '.join(f'{c}: {n}' for c, n in per.items())})"
         f", fitted in {run.fit_seconds:.1f} s\nscored on the other {len(run.split.scored)}"

@@ -101,6 +101,7 @@ def bench_dataset(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         if isinstance(counter, EnsembleCounter):
             steps = args.steps or counter.ADAPT_STEPS
+            members = args.members or MEMBERS
             progress = progress_bar("fine-tuning")
             # Train on every core (this script pins numpy's counting to one).
             with training_threads(os.cpu_count() or 1):
@@ -109,13 +110,13 @@ def bench_dataset(args: argparse.Namespace) -> int:
                     counts,
                     steps=steps,
                     progress=progress,
-                    members=args.members,
+                    members=members,
                     pasted=args.pasted,
                 )
             pasted = counter.piles_to_paste(args.pasted)
             seeds = len(seed_bank(images, counts)) if pasted else 0
             label = (
-                f"built-in {args.counter}, {args.members} networks fine-tuned"
+                f"built-in {args.counter}, {members} networks fine-tuned"
                 f" ({steps} steps each, {pasted} piles pasted from {seeds} cut seeds) on"
             )
         elif args.from_scratch:
@@ -317,7 +318,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_fine_tuning_options(parser, " for --counter deep or cnn")
     # Steps stay None here: their default depends on the counter (see bench_dataset).
-    parser.set_defaults(members=MEMBERS)  # the bench may import vision
     parser.add_argument(
         "--pasted",
         type=whole_number(0),
@@ -392,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
             args.seed,
             args.repeat,
             args.save_beliefs,
+            args.members,
         )
     if args.dataset is not None:
         args.counter = args.counter or "deep"
