@@ -22,6 +22,7 @@ seed); see :mod:`core.engine.evaluation`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -33,6 +34,7 @@ from core.engine.evaluation import WIN
 from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relative
 from core.engine.retrograde import lookup
 from core.engine.search import Searcher, SearchResult, describe_score, history_hashes
+from core.engine.segment import MAX_SEEDS, SegmentPlan, solve_segment
 from core.notation import move_name
 from core.position import Position
 
@@ -268,6 +270,10 @@ def analyze(
         if on_iteration is not None:
             on_iteration(from_search(position, found))
 
+    started = time.perf_counter()
+    plan = _segment_plan(position, engine)
+    if plan is not None and seconds is not None:
+        seconds = max(seconds - (time.perf_counter() - started), seconds / 4)
     found = engine.search(
         board,
         mine,
@@ -285,7 +291,40 @@ def analyze(
             replace(m, final=_final_split(engine, board, m.pit - 6 * mover, mine, theirs))
             for m in result.moves
         ]
+    if plan is not None:
+        _follow_plan(result, plan, mover)
     return result
+
+
+def _segment_plan(position: Position, engine: Searcher) -> SegmentPlan | None:
+    """The play-out of the position's capture-free segment (:mod:`core.engine.segment`),
+    where it settles the result: Abapa's cycle rule, databases under a small board."""
+    board = to_relative(position.pits, position.to_move)
+    # (the segment's exits need every layer under the board's, not the board's own)
+    if engine.cycle_needed != 1 or not 0 < int(board.sum()) <= min(MAX_SEEDS, engine.db_max + 1):
+        return None
+    mover = position.to_move
+    earlier = []
+    node = position.prev
+    while node is not None:
+        earlier.append((to_relative(node.pits, node.to_move), node.to_move == mover))
+        node = node.prev
+    mine, theirs = position.stores[mover], position.stores[1 - mover]
+    return solve_segment(board, earlier[::-1], mine, theirs, engine.values)
+
+
+def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:
+    """Put the move that forces the segment's result first: the search, which sees only
+    to its horizon, may rate a move that goes round in circles as high."""
+    pit = plan.move + 6 * mover
+    result.moves.sort(key=lambda m: m.pit != pit)
+    if result.pv[:1] != [pit]:
+        result.pv = [pit]
+    result.extra["segment"] = {
+        "result": plan.result,
+        "seeds": plan.seeds,
+        "positions": plan.positions,
+    }
 
 
 def _final_split(

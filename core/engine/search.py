@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from core.engine import retrograde
+from core.engine import retrograde, segment
 from core.engine._jit import njit, njit_typed
 from core.engine.evaluation import DEFAULT_WEIGHTS, WIN, evaluate, final_score
 from core.engine.kernel import (
@@ -590,6 +590,7 @@ def warm_up() -> None:
     global _warm
     if _warm:
         return
+    segment.warm_up()
     board = np.full(12, 4, dtype=np.int8)
     stats = np.zeros(8, dtype=np.int64)
     stats[LIMIT] = 1 << 62

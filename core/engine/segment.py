@@ -1,0 +1,320 @@
+"""The capture-free segment of a small Abapa endgame, played out with its history.
+
+Abapa ends the game at the first repetition of a position since the last capture, each
+side taking the seeds on its side. The endgame databases value a position without that
+history (:mod:`core.engine.retrograde`), and the search, which does know it, sees only as
+far as its horizon: a side the databases rate winner can go round in circles until a
+repetition ends the game at a worse split, and every move of the circle looked as good
+as the others to a search that saw no end.
+
+This module plays the segment out: every position reachable from the root without a
+capture is a node; a move reaching a position seen since the last capture (or the root)
+ends the game there with each side keeping its own seeds; a capture leaves the segment at
+the databases' value of the position it makes; a side that cannot move ends the game as
+the rules say. The game inside the segment is a reachability game: the root's mover can
+*force* a total of at least ``t`` seeds if, against any defence, play reaches such an
+ending in a finite number of moves (an attractor, computed backwards from the endings);
+play that goes round for ever is counted against the mover there, and in the mover's
+favour for what it *may* get.
+
+When what the mover forces and what it may get give the same result (win, draw or
+loss), :func:`solve_segment` returns a move that forces it: each of its moves leads to a
+position that entered the attractor earlier, so play never comes back to a position and
+reaches an ending worth the threshold. The exits are worth the databases' values, which
+below :data:`core.engine.search.DB_EXACT_FROM` seeds may rest on their cycle convention:
+the next segment is solved again when it comes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from core.engine._jit import njit
+from core.engine.kernel import (
+    NO_CAPTURE,
+    NOT_OVER,
+    flip_into,
+    game_end,
+    legal_moves,
+    play_into,
+    side_sum,
+)
+from core.engine.ranking import CUMULATIVE, layer_size, rank
+from core.engine.retrograde import OFFSETS
+
+#: Seeds on the board up to which the segment is played out.
+MAX_SEEDS = 10
+#: Positions of a segment beyond which it is not (a layer of 10 seeds holds 705,432
+#: positions counting both movers; a segment of 9 seeds was seen holding 303,806).
+MAX_NODES = 400_000
+
+I8 = npt.NDArray[np.int8]
+U8 = npt.NDArray[np.uint8]
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class SegmentPlan:
+    """What the root's mover forces in its segment, and a move that forces it."""
+
+    result: int
+    """1 win, 0 draw, -1 loss: the best result the mover forces, and no play does better
+    against best defence."""
+    seeds: int
+    """Seeds now on the board the mover is sure to end with (at least)."""
+    move: int
+    """A mover-relative pit (0-5) that forces :attr:`seeds`."""
+    positions: int
+    """Positions of the segment."""
+
+
+@njit
+def _explore(
+    root: I8,
+    history: I8,
+    history_side: I64,
+    values: U8,
+    offsets: I64,
+    max_nodes: int,
+    side: I8,
+    edges: I32,
+    fixed: I32,
+    count: I32,
+    ends: I32,
+) -> int:
+    """Every position of the root's segment, breadth first; returns how many, or -1 past
+    ``max_nodes``.
+
+    Node ``i``: ``side[i]`` 0 where the root's mover is to move. Its ``count[i]`` moves:
+    ``edges[i, k]`` the child node, or -1 where the move ends the game or leaves the
+    segment, worth ``fixed[i, k]`` seeds to the root's mover. ``ends[i]`` >= 0: no move
+    (the game ends there), worth that.
+    """
+    n = int(root.sum())
+    size = offsets[n + 1] - offsets[n]
+    index = np.full(2 * size, -1, dtype=np.int32)
+    seen = np.zeros(2 * size, dtype=np.uint8)  # positions since the last capture, and root
+    for j in range(history.shape[0]):
+        seen[history_side[j] * size + rank(history[j], CUMULATIVE)] = 1
+    seen[rank(root, CUMULATIVE)] = 1
+    boards = np.zeros((max_nodes, 12), dtype=np.int8)
+    boards[0, :] = root
+    side[0] = 0
+    index[rank(root, CUMULATIVE)] = 0
+    total = 1
+    head = 0
+    moves = np.zeros(6, dtype=np.int64)
+    after = np.zeros(12, dtype=np.int8)
+    child = np.zeros(12, dtype=np.int8)
+    while head < total:
+        board = boards[head]
+        s = side[head]
+        ends[head] = -1
+        count[head] = 0
+        end = game_end(board, NO_CAPTURE)
+        if end != NOT_OVER:
+            ends[head] = end if s == 0 else n - end
+            head += 1
+            continue
+        c = legal_moves(board, moves, NO_CAPTURE)
+        count[head] = c
+        for k in range(c):
+            taken = play_into(board, moves[k], after, NO_CAPTURE)
+            flip_into(after, child)
+            if taken > 0:
+                # the mover's capture and its share of the child, whose mover is the other
+                left = n - taken
+                theirs = int(values[offsets[left] + rank(child, CUMULATIVE)]) if left else 0
+                mover_total = taken + left - theirs
+                edges[head, k] = -1
+                fixed[head, k] = mover_total if s == 0 else n - mover_total
+                continue
+            cs = 1 - s
+            key = cs * size + rank(child, CUMULATIVE)
+            if seen[key]:
+                # a repetition: each side keeps the seeds on its side of the child
+                edges[head, k] = -1
+                fixed[head, k] = side_sum(child, 0) if cs == 0 else side_sum(child, 6)
+                continue
+            at = index[key]
+            if at < 0:
+                if total >= max_nodes:
+                    return -1
+                at = total
+                index[key] = at
+                boards[at, :] = child
+                side[at] = cs
+                total += 1
+            edges[head, k] = at
+        head += 1
+    return total
+
+
+@njit
+def _attractor(
+    total: int,
+    side: I8,
+    edges: I32,
+    fixed: I32,
+    count: I32,
+    ends: I32,
+    first: I32,
+    preds: I32,
+    threshold: int,
+    player: int,
+    order: I32,
+) -> None:
+    """The positions from which ``player`` (0 the root's mover, 1 the other) forces an
+    ending of its liking in finitely many moves: for player 0 worth at least
+    ``threshold`` seeds to the root's mover, for player 1 less than that. ``order[i]``:
+    when node ``i`` entered (-1 never), so that play along entering order ends."""
+    need = np.zeros(total, dtype=np.int32)
+    queue = np.zeros(total, dtype=np.int32)
+    tail = 0
+    for i in range(total):
+        order[i] = -1
+        if ends[i] >= 0:
+            good = ends[i] >= threshold if player == 0 else ends[i] < threshold
+            need[i] = 0 if good else 1 << 30
+        else:
+            good_exits = 0
+            for k in range(count[i]):
+                if edges[i, k] < 0:
+                    v = fixed[i, k]
+                    if (v >= threshold) if player == 0 else (v < threshold):
+                        good_exits += 1
+            # the player's own node needs one good move, the other's all of them
+            need[i] = (1 if good_exits == 0 else 0) if side[i] == player else count[i] - good_exits
+        if need[i] == 0:
+            order[i] = tail
+            queue[tail] = i
+            tail += 1
+    head = 0
+    while head < tail:
+        node = queue[head]
+        head += 1
+        for j in range(first[node], first[node + 1]):
+            p = preds[j]
+            if order[p] >= 0:
+                continue
+            need[p] -= 1 if side[p] != player else need[p]
+            if need[p] <= 0:
+                order[p] = tail
+                queue[tail] = p
+                tail += 1
+
+
+@njit
+def _predecessors(total: int, edges: I32, count: I32, first: I32, preds: I32) -> None:
+    """``preds[first[i]:first[i + 1]]``: the nodes with a move into node ``i`` (once per
+    move)."""
+    degree = np.zeros(total + 1, dtype=np.int32)
+    for i in range(total):
+        for k in range(count[i]):
+            if edges[i, k] >= 0:
+                degree[edges[i, k] + 1] += 1
+    for i in range(total):
+        degree[i + 1] += degree[i]
+    first[:] = degree
+    fill = degree[:total].copy()
+    for i in range(total):
+        for k in range(count[i]):
+            c = edges[i, k]
+            if c >= 0:
+                preds[fill[c]] = i
+                fill[c] += 1
+
+
+def solve_segment(
+    root: I8,
+    history: list[tuple[I8, bool]],
+    mine: int,
+    theirs: int,
+    values: U8,
+    max_nodes: int = MAX_NODES,
+) -> SegmentPlan | None:
+    """The result the mover of the mover-relative ``root`` forces in its segment, when no
+    play can do better, and a move forcing it; None when the segment does not settle it
+    (or the root has too many seeds or positions, or no database under it).
+
+    ``history``: the positions since the last capture before the root, each as a
+    mover-relative board and whether the root's mover was to move there. ``mine`` and
+    ``theirs``: the stores of the root's mover and of the other side. ``values``: the
+    endgame databases, holding every layer under the root's.
+    """
+    root = np.ascontiguousarray(root, dtype=np.int8)
+    n = int(root.sum())
+    if n > MAX_SEEDS or n == 0 or values.shape[0] < OFFSETS[n]:
+        return None
+    hist = np.zeros((len(history), 12), dtype=np.int8)
+    hist_side = np.zeros(len(history), dtype=np.int64)
+    for j, (board, root_mover) in enumerate(history):
+        hist[j] = board
+        hist_side[j] = 0 if root_mover else 1
+    cap = min(max_nodes, 2 * layer_size(n))
+    side = np.zeros(cap, dtype=np.int8)
+    edges = np.zeros((cap, 6), dtype=np.int32)
+    fixed = np.zeros((cap, 6), dtype=np.int32)
+    count = np.zeros(cap, dtype=np.int32)
+    ends = np.zeros(cap, dtype=np.int32)
+    total = _explore(root, hist, hist_side, values, OFFSETS, cap, side, edges, fixed, count, ends)
+    if total < 0:
+        return None
+    first = np.zeros(total + 1, dtype=np.int32)
+    preds = np.zeros(max(1, int((edges[:total] >= 0).sum())), dtype=np.int32)
+    _predecessors(total, edges, count, first, preds)
+    order = np.zeros(total, dtype=np.int32)
+    # the root's mover ends with x of the n seeds: mine + x against theirs + n - x
+    win_from = (theirs + n - mine) // 2 + 1
+    draw_at = (theirs + n - mine) // 2 if (theirs + n - mine) % 2 == 0 else -1
+    if win_from <= 0 or win_from > n + 1:
+        return None  # the result no longer depends on the segment (or a win is out of reach)
+
+    def forces(threshold: int) -> bool:
+        if threshold <= 0:
+            return True
+        if threshold > n:
+            return False
+        _attractor(total, side, edges, fixed, count, ends, first, preds, threshold, 0, order)
+        return bool(order[0] >= 0)
+
+    def may_reach(threshold: int) -> bool:
+        """Whether the other side cannot force the mover under ``threshold``."""
+        if threshold <= 0:
+            return True
+        if threshold > n:
+            return False
+        _attractor(total, side, edges, fixed, count, ends, first, preds, threshold, 1, order)
+        return bool(order[0] < 0)
+
+    if forces(win_from):
+        result, threshold = 1, win_from
+    elif draw_at >= 1 and forces(draw_at):
+        if may_reach(win_from):
+            return None  # a win may be there for the taking: the search decides
+        result, threshold = 0, draw_at
+    else:
+        return None  # the mover cannot force a draw: the search looks for the opponent's slip
+    forces(threshold)  # leaves the attractor's order of entry in ``order``
+    moves = np.zeros(6, dtype=np.int64)
+    legal_moves(root, moves, NO_CAPTURE)
+    best_move, best_order = -1, 1 << 30
+    for k in range(int(count[0])):
+        at = int(edges[0, k])
+        entered = (0 if fixed[0, k] >= threshold else -1) if at < 0 else int(order[at])
+        if 0 <= entered < best_order:
+            best_move, best_order = int(moves[k]), entered
+    if best_move < 0:
+        return None  # cannot happen: the root entered the attractor through a move
+    return SegmentPlan(result, threshold, best_move, total)
+
+
+def warm_up() -> None:
+    """Compile (or load from the on-disk cache) the solver before any clock starts."""
+    values = np.zeros(int(OFFSETS[3]), dtype=np.uint8)
+    root = np.array([1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], dtype=np.int8)
+    solve_segment(root, [(root, False)], 0, 0, values)

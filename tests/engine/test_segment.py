@@ -1,0 +1,138 @@
+"""The capture-free segment played out with its history (:mod:`core.engine.segment`).
+
+The rules core (:class:`core.Position`) is the arbiter: it ends an Abapa game at the
+first repetition since the last capture, each side taking the seeds on its side.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import Position
+from core.engine import retrograde
+from core.engine.analysis import analyze
+from core.engine.kernel import to_relative
+from core.engine.protocol import move_letter
+from core.engine.segment import SegmentPlan, solve_segment
+
+LETTERS = {move_letter(p): p for p in range(12)}
+
+#: Game 7 of a match against Aalina at 2 s a move: South captured two seeds at ply 54,
+#: leaving nine on the board, a position the databases rate won for South (6 of the 9
+#: seeds: 25-23). Both sides then went round without a capture; at ply 78, with 23
+#: positions behind it, South played E and the game ended 24-24 by repetition.
+SEGMENT_START = "1-0-1-0-5-0-0-0-0-2-0-0-19-20-N"
+SEGMENT_MOVES = "dAeBfEaCcBdAbEfAeCdDcBe"
+
+
+@pytest.fixture(scope="module")
+def database() -> np.ndarray:
+    return retrograde.build(8)  # every layer under game seven's nine seeds
+
+
+def plan_for(position: Position, values: np.ndarray) -> SegmentPlan | None:
+    mover = position.to_move
+    earlier = []
+    node = position.prev
+    while node is not None:
+        earlier.append((to_relative(node.pits, node.to_move), node.to_move == mover))
+        node = node.prev
+    return solve_segment(
+        to_relative(position.pits, mover),
+        earlier[::-1],
+        position.stores[mover],
+        position.stores[1 - mover],
+        values,
+    )
+
+
+def game_seven() -> Position:
+    p = Position.from_text(SEGMENT_START)
+    for letter in SEGMENT_MOVES:
+        p = p.play(LETTERS[letter])
+    return p
+
+
+def test_the_win_the_game_went_round_is_still_forced_at_ply_78(database: np.ndarray) -> None:
+    p = game_seven()
+    assert p.to_text() == "0-0-1-1-1-3-0-0-0-1-0-2-19-20-S"
+    plan = plan_for(p, database)
+    assert plan is not None
+    assert (plan.result, plan.seeds, move_letter(plan.move)) == (1, 6, "D")
+    # D's win is kept against every reply of North's, to the segment's end
+    play_out(p, 0, 1, database, [3000])
+
+
+def test_a_win_by_repetition_needs_the_history(database: np.ndarray) -> None:
+    """The repetition example of ``test_repetition.py``: B brings back a position seen
+    before, South keeps its one seed and wins 25-23; the bare board is no such win."""
+    from tests.engine.test_repetition import HERE, replay
+
+    plan = plan_for(replay(), database)
+    assert plan is not None and (plan.result, plan.move) == (1, 1)
+    bare = plan_for(Position.from_text(HERE), database)
+    assert bare is None or bare.result < 1
+
+
+def outcome(mine: int, theirs: int) -> int:
+    return (mine > theirs) - (mine < theirs)
+
+
+def play_out(
+    p: Position, hero: int, promised: int, values: np.ndarray, budget: list[int], ply: int = 0
+) -> None:
+    """Follow the plans of ``hero`` against every reply, to the end of the segment, and
+    check the result promised there (the rules core ends repetitions; a capture leaves
+    the segment at the databases' value)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
+    if p.is_over:
+        assert outcome(p.scores[hero], p.scores[1 - hero]) >= promised
+        return
+    if ply > 0 and p.prev is None:  # a capture: the databases value the rest of the game
+        mover = p.to_move
+        board = to_relative(p.pits, mover)
+        share = retrograde.lookup(values, board) if board.sum() else 0
+        finals = [p.stores[0], p.stores[1]]
+        finals[mover] += share
+        finals[1 - mover] += int(board.sum()) - share
+        assert outcome(finals[hero], finals[1 - hero]) >= promised
+        return
+    if p.to_move == hero:
+        plan = plan_for(p, values)
+        assert plan is not None and plan.result >= promised
+        play_out(p.play(plan.move + 6 * hero), hero, promised, values, budget, ply + 1)
+        return
+    for pit in p.legal_moves():
+        play_out(p.play(pit), hero, promised, values, budget, ply + 1)
+
+
+def test_the_plan_keeps_its_promise_against_every_reply(database: np.ndarray) -> None:
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(120):
+        p = Position.initial()
+        while not p.is_over and sum(p.pits) > 7:
+            p = p.play(int(rng.choice(p.legal_moves())))
+        if p.is_over or sum(p.pits) == 0:
+            continue
+        for _ in range(int(rng.integers(0, 6))):  # into the segment, with a history
+            if p.is_over:
+                break
+            p = p.play(int(rng.choice(p.legal_moves())))
+        if p.is_over:
+            continue
+        plan = plan_for(p, database)
+        if plan is None:
+            continue
+        checked += 1
+        play_out(p, p.to_move, plan.result, database, [300])
+    assert checked >= 10, checked
+
+
+def test_analysis_plays_the_forcing_move_first(database: np.ndarray) -> None:
+    a = analyze(game_seven(), seconds=0.2, database=database, db_max=8)
+    assert a.best_name == "D" and a.pv[0] == 3
+    assert a.extra["segment"]["result"] == 1
