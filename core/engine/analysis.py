@@ -272,8 +272,10 @@ def analyze(
 
     started = time.perf_counter()
     plan = _segment_plan(position, engine)
-    if plan is not None and seconds is not None:
-        seconds = max(seconds - (time.perf_counter() - started), seconds / 4)
+    if seconds is not None:
+        # the play-out's time is the move's: the search (whose first depth always
+        # completes) gets what is left
+        seconds = max(seconds - (time.perf_counter() - started), 0.001)
     found = engine.search(
         board,
         mine,
