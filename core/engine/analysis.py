@@ -224,14 +224,33 @@ def history_since_capture(
     They come from the position's own chain (:attr:`core.Position.prev`),
     so a position built from its moves carries its history into the search.
     """
-    earlier: list[tuple[npt.NDArray[np.int8], int, int]] = []
+    earlier = [
+        (to_relative(p.pits, p.to_move), p.stores[p.to_move], p.stores[1 - p.to_move])
+        for p in since_capture(position)
+    ]
+    return history_hashes(earlier, zob)
+
+
+def since_capture(position: Position) -> list[Position]:
+    """The positions before ``position`` since the last capture, oldest first (its chain
+    of :attr:`core.Position.prev`)."""
+    earlier = []
     node = position.prev
     while node is not None:
-        mover = node.to_move
-        earlier.append((to_relative(node.pits, mover), node.stores[mover], node.stores[1 - mover]))
+        earlier.append(node)
         node = node.prev
-    earlier.reverse()
-    return history_hashes(earlier, zob)
+    return earlier[::-1]
+
+
+def segment_plan(position: Position, values: npt.NDArray[np.uint8]) -> SegmentPlan | None:
+    """:func:`core.engine.segment.solve_segment` for an Abapa ``position`` with its
+    history, ``values`` the endgame databases."""
+    mover = position.to_move
+    earlier = [
+        (to_relative(p.pits, p.to_move), p.to_move == mover) for p in since_capture(position)
+    ]
+    board = to_relative(position.pits, mover)
+    return solve_segment(board, earlier, position.stores[mover], position.stores[1 - mover], values)
 
 
 def analyze(
@@ -305,14 +324,7 @@ def _segment_plan(position: Position, engine: Searcher) -> SegmentPlan | None:
     # (the segment's exits need every layer under the board's, not the board's own)
     if engine.cycle_needed != 1 or not 0 < int(board.sum()) <= min(MAX_SEEDS, engine.db_max + 1):
         return None
-    mover = position.to_move
-    earlier = []
-    node = position.prev
-    while node is not None:
-        earlier.append((to_relative(node.pits, node.to_move), node.to_move == mover))
-        node = node.prev
-    mine, theirs = position.stores[mover], position.stores[1 - mover]
-    return solve_segment(board, earlier[::-1], mine, theirs, engine.values)
+    return segment_plan(position, engine.values)
 
 
 def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:

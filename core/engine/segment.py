@@ -17,8 +17,8 @@ ending in a finite number of moves (an attractor, computed backwards from the en
 play that goes round for ever is counted against the mover there, and in the mover's
 favour for what it *may* get.
 
-When what the mover forces and what it may get give the same result (win, draw or
-loss), :func:`solve_segment` returns a move that forces it: each of its moves leads to a
+When what the mover forces and what it may get give the same win, or the same draw,
+:func:`solve_segment` returns a move that forces it: each of its moves leads to a
 position that entered the attractor earlier, so play never comes back to a position and
 reaches an ending worth the threshold. The exits are worth the databases' values, which
 below :data:`core.engine.search.DB_EXACT_FROM` seeds may rest on their cycle convention:
@@ -62,8 +62,8 @@ class SegmentPlan:
     """What the root's mover forces in its segment, and a move that forces it."""
 
     result: int
-    """1 win, 0 draw, -1 loss: the best result the mover forces, and no play does better
-    against best defence."""
+    """1 win, 0 draw: the best result the mover forces, and no play does better against
+    best defence."""
     seeds: int
     """Seeds now on the board the mover is sure to end with (at least)."""
     move: int
@@ -274,32 +274,23 @@ def solve_segment(
     if win_from <= 0 or win_from > n + 1:
         return None  # the result no longer depends on the segment (or a win is out of reach)
 
-    def forces(threshold: int) -> bool:
-        if threshold <= 0:
-            return True
+    def in_attractor(threshold: int, player: int) -> bool:
+        """Whether the root is in ``player``'s attractor for ``threshold`` (see
+        :func:`_attractor`; its order of entry is left in ``order``)."""
         if threshold > n:
-            return False
-        _attractor(total, side, edges, fixed, count, ends, first, preds, threshold, 0, order)
+            return player == 1  # no ending gives the mover more than every seed
+        _attractor(total, side, edges, fixed, count, ends, first, preds, threshold, player, order)
         return bool(order[0] >= 0)
 
-    def may_reach(threshold: int) -> bool:
-        """Whether the other side cannot force the mover under ``threshold``."""
-        if threshold <= 0:
-            return True
-        if threshold > n:
-            return False
-        _attractor(total, side, edges, fixed, count, ends, first, preds, threshold, 1, order)
-        return bool(order[0] < 0)
-
-    if forces(win_from):
+    if in_attractor(win_from, 0):
         result, threshold = 1, win_from
-    elif draw_at >= 1 and forces(draw_at):
-        if may_reach(win_from):
+    elif draw_at >= 1 and in_attractor(draw_at, 0):
+        if not in_attractor(win_from, 1):
             return None  # a win may be there for the taking: the search decides
         result, threshold = 0, draw_at
+        in_attractor(draw_at, 0)  # the draw's order of entry again, for the move
     else:
         return None  # the mover cannot force a draw: the search looks for the opponent's slip
-    forces(threshold)  # leaves the attractor's order of entry in ``order``
     moves = np.zeros(6, dtype=np.int64)
     legal_moves(root, moves, NO_CAPTURE)
     best_move, best_order = -1, 1 << 30

@@ -11,10 +11,9 @@ import pytest
 
 from core import Position
 from core.engine import retrograde
-from core.engine.analysis import analyze
+from core.engine.analysis import analyze, segment_plan
 from core.engine.kernel import to_relative
 from core.engine.protocol import move_letter
-from core.engine.segment import SegmentPlan, solve_segment
 
 LETTERS = {move_letter(p): p for p in range(12)}
 
@@ -31,22 +30,6 @@ def database() -> np.ndarray:
     return retrograde.build(8)  # every layer under game seven's nine seeds
 
 
-def plan_for(position: Position, values: np.ndarray) -> SegmentPlan | None:
-    mover = position.to_move
-    earlier = []
-    node = position.prev
-    while node is not None:
-        earlier.append((to_relative(node.pits, node.to_move), node.to_move == mover))
-        node = node.prev
-    return solve_segment(
-        to_relative(position.pits, mover),
-        earlier[::-1],
-        position.stores[mover],
-        position.stores[1 - mover],
-        values,
-    )
-
-
 def game_seven() -> Position:
     p = Position.from_text(SEGMENT_START)
     for letter in SEGMENT_MOVES:
@@ -57,7 +40,7 @@ def game_seven() -> Position:
 def test_the_win_the_game_went_round_is_still_forced_at_ply_78(database: np.ndarray) -> None:
     p = game_seven()
     assert p.to_text() == "0-0-1-1-1-3-0-0-0-1-0-2-19-20-S"
-    plan = plan_for(p, database)
+    plan = segment_plan(p, database)
     assert plan is not None
     assert (plan.result, plan.seeds, move_letter(plan.move)) == (1, 6, "D")
     # D's win is kept against every reply of North's, to the segment's end
@@ -69,9 +52,9 @@ def test_a_win_by_repetition_needs_the_history(database: np.ndarray) -> None:
     before, South keeps its one seed and wins 25-23; the bare board is no such win."""
     from tests.engine.test_repetition import HERE, replay
 
-    plan = plan_for(replay(), database)
+    plan = segment_plan(replay(), database)
     assert plan is not None and (plan.result, plan.move) == (1, 1)
-    bare = plan_for(Position.from_text(HERE), database)
+    bare = segment_plan(Position.from_text(HERE), database)
     assert bare is None or bare.result < 1
 
 
@@ -101,7 +84,7 @@ def play_out(
         assert outcome(finals[hero], finals[1 - hero]) >= promised
         return
     if p.to_move == hero:
-        plan = plan_for(p, values)
+        plan = segment_plan(p, values)
         assert plan is not None and plan.result >= promised
         play_out(p.play(plan.move + 6 * hero), hero, promised, values, budget, ply + 1)
         return
@@ -124,7 +107,7 @@ def test_the_plan_keeps_its_promise_against_every_reply(database: np.ndarray) ->
             p = p.play(int(rng.choice(p.legal_moves())))
         if p.is_over:
             continue
-        plan = plan_for(p, database)
+        plan = segment_plan(p, database)
         if plan is None:
             continue
         checked += 1
