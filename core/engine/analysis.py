@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from core.engine.evaluation import WIN
 from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relative
+from core.engine.ranking import layer_offset
 from core.engine.retrograde import lookup
 from core.engine.search import Searcher, SearchResult, describe_score, history_hashes
 from core.engine.segment import MAX_SEEDS, SegmentPlan, solve_segment
@@ -242,15 +243,21 @@ def since_capture(position: Position) -> list[Position]:
     return earlier[::-1]
 
 
-def segment_plan(position: Position, values: npt.NDArray[np.uint8]) -> SegmentPlan | None:
+def segment_plan(
+    position: Position,
+    values: npt.NDArray[np.uint8],
+    bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
+) -> SegmentPlan | None:
     """:func:`core.engine.segment.solve_segment` for an Abapa ``position`` with its
-    history, ``values`` the endgame databases."""
+    history, ``values`` the endgame databases, ``bounds`` their layers' game bounds."""
     mover = position.to_move
     earlier = [
         (to_relative(p.pits, p.to_move), p.to_move == mover) for p in since_capture(position)
     ]
     board = to_relative(position.pits, mover)
-    return solve_segment(board, earlier, position.stores[mover], position.stores[1 - mover], values)
+    return solve_segment(
+        board, earlier, position.stores[mover], position.stores[1 - mover], values, bounds=bounds
+    )
 
 
 def analyze(
@@ -324,7 +331,11 @@ def _segment_plan(position: Position, engine: Searcher) -> SegmentPlan | None:
     # (the segment's exits need every layer under the board's, not the board's own)
     if engine.cycle_needed != 1 or not 0 < int(board.sum()) <= min(MAX_SEEDS, engine.db_max + 1):
         return None
-    return segment_plan(position, engine.values)
+    # captures leaving the segment are scored by the game bounds where the searcher has
+    # them (the values below 11 seeds may rest on the cycle convention)
+    n = int(board.sum())
+    covered = engine.lows.shape[0] >= layer_offset(n)
+    return segment_plan(position, engine.values, (engine.lows, engine.highs) if covered else None)
 
 
 def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:

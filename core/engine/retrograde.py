@@ -40,8 +40,14 @@ neither player would accept less than what they can force. It is exact when
 the repeated position is the one being valued; otherwise (the cycle may be
 closed at another position of the loop, depending on history) it is a
 convention, and only the positions counted as ``cyclic`` by
-:func:`build_layer` depend on it. In practice they are few and small: none
-at all from 11 seeds up (the build reports the count per layer).
+:func:`build_layer` depend on it directly. In practice they are few and
+small: none at all from 11 seeds up (the build reports the count per layer).
+Indirectly, more do: a capture leads into a lower layer, whose value may be
+the convention, so a value from 11 seeds up is exact only if the lower
+values its play reaches are. :func:`game_bounds` scores each layer's captures
+by the lower layers' own bounds instead, which makes ``L`` and ``U`` hold
+under the real cycle rule (for a position reached by a capture: no history);
+they leave most positions of 11 seeds and more open.
 The independent solver in the tests computes ``L`` and ``U`` by attractor
 sets over an explicit game graph and applies the same clamp.
 
@@ -111,6 +117,7 @@ def _tighten(low: Values, high: Values, r: int, lo: int | np.int64, hi: int | np
 def sweep_layer(
     seeds: int,
     values: Values,
+    values_high: Values,
     low: Values,
     high: Values,
     table: npt.NDArray[np.int64],
@@ -120,7 +127,9 @@ def sweep_layer(
 ) -> int:
     """One pass over layer ``seeds``: tighten ``low``/``high``; return how many moved.
 
-    ``values`` must already hold every layer below ``seeds``.
+    ``values`` and ``values_high`` must already hold every layer below ``seeds``: a
+    capture is scored with the first for ``low`` and with the second for ``high``
+    (see :func:`layer_bounds`).
     """
     size = low.shape[0]
     changed = 0
@@ -155,9 +164,9 @@ def sweep_layer(
                 flip_into(after, child)
                 cr = rank(child, table)
                 if taken > 0:
-                    v = seeds - values[offsets[seeds - taken] + cr]
-                    lo = max(lo, v)
-                    hi = max(hi, v)
+                    at = offsets[seeds - taken] + cr
+                    lo = max(lo, seeds - values[at])
+                    hi = max(hi, seeds - values_high[at])
                 else:
                     lo = max(lo, seeds - high[cr])
                     hi = max(hi, seeds - low[cr])
@@ -186,6 +195,7 @@ def count_open(low: Values, high: Values, chunks: int) -> npt.NDArray[np.int64]:
 def collect_open(
     seeds: int,
     values: Values,
+    values_high: Values,
     low: Values,
     high: Values,
     table: npt.NDArray[np.int64],
@@ -194,9 +204,11 @@ def collect_open(
     first: npt.NDArray[np.int64],
     index: npt.NDArray[np.int64],
     exits: Values,
+    exits_high: Values,
     children: npt.NDArray[np.int32],
 ) -> None:
-    """Record, for every open position, its best capture and its same-layer children.
+    """Record, for every open position, its best capture (for ``low`` in ``exits``, for
+    ``high`` in ``exits_high``) and its same-layer children.
 
     Later sweeps then only gather bounds (``children`` holds ranks, -1 for
     none) instead of sowing and ranking every move again.
@@ -221,6 +233,7 @@ def collect_open(
             index[j] = r
             count = legal_moves(board, moves, NO_CAPTURE)
             best = 0
+            best_high = 0
             for k in range(6):
                 children[j, k] = -1
             slot = 0
@@ -229,11 +242,14 @@ def collect_open(
                 flip_into(after, child)
                 cr = rank(child, table)
                 if taken > 0:
-                    best = max(best, seeds - values[offsets[seeds - taken] + cr])
+                    at = offsets[seeds - taken] + cr
+                    best = max(best, seeds - values[at])
+                    best_high = max(best_high, seeds - values_high[at])
                 else:
                     children[j, slot] = cr
                     slot += 1
             exits[j] = best
+            exits_high[j] = best_high
             j += 1
 
 
@@ -244,6 +260,7 @@ def sweep_open(
     high: Values,
     index: npt.NDArray[np.int64],
     exits: Values,
+    exits_high: Values,
     children: npt.NDArray[np.int32],
     chunks: int,
 ) -> int:
@@ -259,7 +276,7 @@ def sweep_open(
             if low[r] == high[r]:
                 continue
             lo = np.int64(exits[j])
-            hi = lo
+            hi = np.int64(exits_high[j])
             for k in range(6):
                 c = children[j, k]
                 if c < 0:
@@ -308,16 +325,27 @@ def empty_values(max_seeds: int) -> Values:
 
 
 def layer_bounds(
-    seeds: int, values: Values, progress: Progress | None = None
+    seeds: int,
+    values: Values,
+    progress: Progress | None = None,
+    below: tuple[Values, Values] | None = None,
 ) -> tuple[Values, Values, int]:
     """The bounds ``L`` and ``U`` of every position of layer ``seeds`` (see the module
-    docstring; lower layers must be in ``values``, which is only read), and the sweeps
-    it took."""
+    docstring), and the sweeps it took.
+
+    A capture leaves the layer for a position whose value is read from the lower layers
+    of ``values`` (only read). With ``below`` (the lower layers' own ``L`` and ``U``,
+    laid out as ``values`` is), a capture is scored by those bounds instead, each the
+    one worst for the bound computed (``L`` takes the captured position's ``U``, as its
+    mover then moves for the other side), so that ``L`` and ``U`` bound the game under
+    any cycle rule however the lower layers' cycles close (see :func:`game_bounds`).
+    """
     size = layer_size(seeds)
     low = np.zeros(size, dtype=np.uint8)
     high = np.full(size, seeds, dtype=np.uint8)
+    for_low, for_high = (values, values) if below is None else (below[1], below[0])
     # first sweep: every position, moves generated on the fly
-    changed = sweep_layer(seeds, values, low, high, CUMULATIVE, OFFSETS, CHUNKS, True)
+    changed = sweep_layer(seeds, for_low, for_high, low, high, CUMULATIVE, OFFSETS, CHUNKS, True)
     sweeps = 1
     if progress is not None:
         progress(seeds, sweeps, changed)
@@ -329,16 +357,29 @@ def layer_bounds(
         total = int(counts.sum())
         index = np.zeros(total, dtype=np.int64)
         exits = np.zeros(total, dtype=np.uint8)
+        exits_high = np.zeros(total, dtype=np.uint8)
         children = np.zeros((total, 6), dtype=np.int32)
         collect_open(
-            seeds, values, low, high, CUMULATIVE, OFFSETS, CHUNKS, first, index, exits, children
+            seeds,
+            for_low,
+            for_high,
+            low,
+            high,
+            CUMULATIVE,
+            OFFSETS,
+            CHUNKS,
+            first,
+            index,
+            exits,
+            exits_high,
+            children,
         )
         while changed:
-            changed = sweep_open(seeds, low, high, index, exits, children, CHUNKS)
+            changed = sweep_open(seeds, low, high, index, exits, exits_high, children, CHUNKS)
             sweeps += 1
             if progress is not None:
                 progress(seeds, sweeps, changed)
-        del index, exits, children
+        del index, exits, exits_high, children
     return low, high, sweeps
 
 
@@ -361,7 +402,9 @@ def cycle_bounds(values: Values, below: int) -> tuple[Values, Values]:
     Where they differ, a stored value is the cycle convention, which the game under
     its real cycle rule need not reach (a search can take the bound that is worst for
     the side it plays for instead). Layers from 11 seeds up have
-    none; for the layers below it this takes about a second.
+    none of their own (the lower layers' conventions reach them through
+    captures: :func:`game_bounds`); for the layers below it this takes about a
+    second.
 
     >>> values = build(4)
     >>> low, high = cycle_bounds(values, 5)
@@ -372,6 +415,35 @@ def cycle_bounds(values: Values, below: int) -> tuple[Values, Values]:
     highs = np.zeros(layer_offset(below), dtype=np.uint8)
     for seeds in range(below):
         low, high, _ = layer_bounds(seeds, values)
+        start = layer_offset(seeds)
+        lows[start : start + low.shape[0]] = low
+        highs[start : start + high.shape[0]] = high
+    return lows, highs
+
+
+def game_bounds(below: int, progress: Progress | None = None) -> tuple[Values, Values]:
+    """``L`` and ``U`` of every position with fewer than ``below`` seeds, each layer's
+    captures scored by the lower layers' own bounds (not by their values): what the
+    mover can force, and what it cannot be kept from, under any cycle rule and any
+    history. Laid out as the databases are.
+
+    :func:`cycle_bounds` scores captures by the stored values, which below 11 seeds
+    may rest on the cycle convention; these do not, and where ``L == U`` the value is
+    the game's whatever the history since the last capture. Where they differ, the
+    game value under the real cycle rule lies between them.
+
+    >>> values = build(6)
+    >>> low, high = game_bounds(7)
+    >>> bool((low <= values).all() and (values <= high).all())
+    True
+    >>> loose = cycle_bounds(values, 7)
+    >>> bool((low <= loose[0]).all() and (loose[1] <= high).all())
+    True
+    """
+    lows = np.zeros(layer_offset(below), dtype=np.uint8)
+    highs = np.zeros(layer_offset(below), dtype=np.uint8)
+    for seeds in range(below):
+        low, high, _ = layer_bounds(seeds, lows, progress, below=(lows, highs))
         start = layer_offset(seeds)
         lows[start : start + low.shape[0]] = low
         highs[start : start + high.shape[0]] = high

@@ -48,11 +48,15 @@ Techniques, and why:
   through it and uses the value as a (very good) guess at the horizon.
   Below 11 seeds, where the value may be the convention (a side keeping its
   own seeds at a cycle the rule need not close there), the guess is the
-  databases' bound worst for the side the search plays for
-  (:func:`core.engine.retrograde.cycle_bounds`): its lower bound where that
+  game bound worst for the side the search plays for
+  (:func:`core.engine.retrograde.game_bounds`, whose captures are scored by
+  the lower layers' bounds, not by their values): its lower bound where that
   side moves, the opponent's upper bound where the opponent does. The
   convention promised wins the cycle rule then did not give; the table keys
   a node by the side to move as well, as its score rests on that choice.
+  (From 11 seeds up no value rests on a cycle of its own layer, but its
+  captures lead into layers whose values may: the game bounds leave most of
+  those layers open, and the values there are taken as exact all the same.)
 """
 
 from __future__ import annotations
@@ -216,8 +220,8 @@ def negamax(
     The node's position is ``hist[base + ply]`` in the game's history
     (see :func:`repeated`); ``floor`` is where that history starts (the
     first position after the last capture). ``lows``/``highs``: the databases'
-    bounds for the layers whose values may be the cycle convention
-    (:func:`core.engine.retrograde.cycle_bounds`; empty: none).
+    game bounds for the layers whose values may be the cycle convention
+    (:func:`core.engine.retrograde.game_bounds`; empty: none).
     """
     stats[NODES] += 1
     if (stats[NODES] & 1023) == 0 and stats[NODES] >= stats[LIMIT]:
@@ -558,23 +562,23 @@ def history_hashes(boards: list[tuple[I8, int, int]], zob: U64 | None = None) ->
 
 
 _NO_BOUNDS = (np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8))
-_bounds_cache: list[
-    tuple[npt.NDArray[np.uint8], int, npt.NDArray[np.uint8], npt.NDArray[np.uint8]]
-] = []
+_bounds_cache: list[tuple[int, npt.NDArray[np.uint8], npt.NDArray[np.uint8]]] = []
 
 
 def database_bounds(
     values: npt.NDArray[np.uint8], db_max: int
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """The bounds a :class:`Searcher` with database ``values`` up to ``db_max`` seeds uses:
-    :func:`core.engine.retrograde.cycle_bounds` of its layers below :data:`DB_EXACT_FROM`,
-    computed once per array (about a second: call it before a clock starts)."""
+    :func:`core.engine.retrograde.game_bounds` of its layers below :data:`DB_EXACT_FROM`,
+    computed once (under a second once compiled: call it before a clock starts).
+
+    They do not depend on ``values`` (only on the rules), which gives their extent."""
     below = min(db_max + 1, DB_EXACT_FROM)
-    for known, upto, lows, highs in _bounds_cache:
-        if known is values and upto == below:
+    for upto, lows, highs in _bounds_cache:
+        if upto == below:
             return lows, highs
-    lows, highs = retrograde.cycle_bounds(values, below)
-    _bounds_cache[:] = [*_bounds_cache[-3:], (values, below, lows, highs)]
+    lows, highs = retrograde.game_bounds(below)
+    _bounds_cache[:] = [*_bounds_cache[-3:], (below, lows, highs)]
     return lows, highs
 
 

@@ -77,12 +77,14 @@ def _explore(
     root: I8,
     history: I8,
     history_side: I64,
-    values: U8,
+    lows: U8,
+    highs: U8,
     offsets: I64,
     max_nodes: int,
     side: I8,
     edges: I32,
     fixed: I32,
+    fixed_high: I32,
     count: I32,
     ends: I32,
 ) -> int:
@@ -91,7 +93,9 @@ def _explore(
 
     Node ``i``: ``side[i]`` 0 where the root's mover is to move. Its ``count[i]`` moves:
     ``edges[i, k]`` the child node, or -1 where the move ends the game or leaves the
-    segment, worth ``fixed[i, k]`` seeds to the root's mover. ``ends[i]`` >= 0: no move
+    segment, worth at least ``fixed[i, k]`` and at most ``fixed_high[i, k]`` seeds to
+    the root's mover (a capture's child is scored by ``lows`` and ``highs``, its
+    mover's bounds; a repetition is worth one exact split). ``ends[i]`` >= 0: no move
     (the game ends there), worth that.
     """
     n = int(root.sum())
@@ -126,12 +130,19 @@ def _explore(
             taken = play_into(board, moves[k], after, NO_CAPTURE)
             flip_into(after, child)
             if taken > 0:
-                # the mover's capture and its share of the child, whose mover is the other
+                # the capture leaves the segment: the child's mover (the other side) ends
+                # with between its low and high bound of the seeds left
                 left = n - taken
-                theirs = int(values[offsets[left] + rank(child, CUMULATIVE)]) if left else 0
-                mover_total = taken + left - theirs
+                at = offsets[left] + rank(child, CUMULATIVE)
+                low = int(lows[at]) if left else 0
+                high = int(highs[at]) if left else 0
                 edges[head, k] = -1
-                fixed[head, k] = mover_total if s == 0 else n - mover_total
+                if s == 0:  # the root's mover took: it ends with the rest of n
+                    fixed[head, k] = n - high
+                    fixed_high[head, k] = n - low
+                else:  # the other side took: the root's mover moves in the child
+                    fixed[head, k] = low
+                    fixed_high[head, k] = high
                 continue
             cs = 1 - s
             key = cs * size + rank(child, CUMULATIVE)
@@ -139,6 +150,7 @@ def _explore(
                 # a repetition: each side keeps the seeds on its side of the child
                 edges[head, k] = -1
                 fixed[head, k] = side_sum(child, 0) if cs == 0 else side_sum(child, 6)
+                fixed_high[head, k] = fixed[head, k]
                 continue
             at = index[key]
             if at < 0:
@@ -236,6 +248,7 @@ def solve_segment(
     theirs: int,
     values: U8,
     max_nodes: int = MAX_NODES,
+    bounds: tuple[U8, U8] | None = None,
 ) -> SegmentPlan | None:
     """The result the mover of the mover-relative ``root`` forces in its segment, when no
     play can do better, and a move forcing it; None when the segment does not settle it
@@ -244,11 +257,16 @@ def solve_segment(
     ``history``: the positions since the last capture before the root, each as a
     mover-relative board and whether the root's mover was to move there. ``mine`` and
     ``theirs``: the stores of the root's mover and of the other side. ``values``: the
-    endgame databases, holding every layer under the root's.
+    endgame databases, holding every layer under the root's. ``bounds``: the lower and
+    upper bounds of those layers (:func:`core.engine.retrograde.game_bounds`), by which
+    a capture leaving the segment is scored, the bound worst for the side whose forcing
+    is asked; without them, by ``values``, which below 11 seeds may rest on the
+    databases' cycle convention and promise what the cycle rule does not give.
     """
     root = np.ascontiguousarray(root, dtype=np.int8)
     n = int(root.sum())
-    if n > MAX_SEEDS or n == 0 or values.shape[0] < OFFSETS[n]:
+    lows, highs = (values, values) if bounds is None else bounds
+    if n > MAX_SEEDS or n == 0 or min(lows.shape[0], highs.shape[0]) < OFFSETS[n]:
         return None
     hist = np.zeros((len(history), 12), dtype=np.int8)
     hist_side = np.zeros(len(history), dtype=np.int64)
@@ -259,9 +277,24 @@ def solve_segment(
     side = np.zeros(cap, dtype=np.int8)
     edges = np.zeros((cap, 6), dtype=np.int32)
     fixed = np.zeros((cap, 6), dtype=np.int32)
+    fixed_high = np.zeros((cap, 6), dtype=np.int32)
     count = np.zeros(cap, dtype=np.int32)
     ends = np.zeros(cap, dtype=np.int32)
-    total = _explore(root, hist, hist_side, values, OFFSETS, cap, side, edges, fixed, count, ends)
+    total = _explore(
+        root,
+        hist,
+        hist_side,
+        lows,
+        highs,
+        OFFSETS,
+        cap,
+        side,
+        edges,
+        fixed,
+        fixed_high,
+        count,
+        ends,
+    )
     if total < 0:
         return None
     first = np.zeros(total + 1, dtype=np.int32)
@@ -279,7 +312,9 @@ def solve_segment(
         :func:`_attractor`; its order of entry is left in ``order``)."""
         if threshold > n:
             return player == 1  # no ending gives the mover more than every seed
-        _attractor(total, side, edges, fixed, count, ends, first, preds, threshold, player, order)
+        # each player counts an exit at the bound worst for it
+        worth = fixed if player == 0 else fixed_high
+        _attractor(total, side, edges, worth, count, ends, first, preds, threshold, player, order)
         return bool(order[0] >= 0)
 
     if in_attractor(win_from, 0):

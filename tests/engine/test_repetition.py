@@ -134,11 +134,12 @@ def test_a_guess_from_a_layer_of_cycle_conventions_is_the_bound_worst_for_the_se
     tmp_path: Path,
 ) -> None:
     """Below 11 seeds a database value may be the cycle convention, which the cycle rule
-    need not give: at the horizon the search takes the bound worst for the side it plays
-    for (North here), not the convention. A horizon of one ply: every North move's score
-    is then the South bound (upper) of the board it leaves, and the convention's is not."""
+    need not give: at the horizon the search takes the game bound worst for the side it
+    plays for (North here), not the convention. A horizon of one ply: every North move's
+    score is then the South bound (upper) of the board it leaves, and the convention's
+    is not."""
     database = endgame_store.build(7, root=tmp_path, show_progress=False)
-    _, high = retrograde.cycle_bounds(database, 8)
+    _, high = retrograde.game_bounds(8)
     p = Position.from_text("0-0-0-0-0-0-2-1-0-0-1-3-23-18-N")
     board = to_relative(p.pits, p.to_move)
     mine, theirs = p.stores[1], p.stores[0]

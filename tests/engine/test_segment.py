@@ -25,6 +25,15 @@ SEGMENT_START = "1-0-1-0-5-0-0-0-0-2-0-0-19-20-N"
 SEGMENT_MOVES = "dAeBfEaCcBdAbEfAeCdDcBe"
 
 
+#: Game 23 of a match against Aalina at 0.5 s a move: South captured at ply 61, leaving
+#: eight seeds, and went round for 20 plies; at ply 82 it played A, its plan when
+#: captures were scored by the databases' values, and at ply 84 it took two seeds with
+#: F into a six-seed board whose value rests on the cycle convention (the game bounds
+#: give South between 0 and 6 of them). It lost 23-25.
+GAME_23_START = "1-0-0-2-3-0-0-0-0-0-2-0-21-19-S"
+GAME_23_MOVES = "AeAfEaDbBdAcDdBeAfEa"
+
+
 @pytest.fixture(scope="module")
 def database() -> np.ndarray:
     return retrograde.build(8)  # every layer under game seven's nine seeds
@@ -43,8 +52,11 @@ def test_the_win_the_game_went_round_is_still_forced_at_ply_78(database: np.ndar
     plan = segment_plan(p, database)
     assert plan is not None
     assert (plan.result, plan.seeds, move_letter(plan.move)) == (1, 6, "D")
-    # D's win is kept against every reply of North's, to the segment's end
+    # D's win is kept against every reply of North's, to the segment's end, where the
+    # captures are scored by the databases' values; the game bounds of those exits do
+    # not prove it (some rest on the cycle convention)
     play_out(p, 0, 1, database, [3000])
+    assert segment_plan(p, database, retrograde.game_bounds(9)) is None
 
 
 def test_a_win_by_repetition_needs_the_history(database: np.ndarray) -> None:
@@ -58,16 +70,43 @@ def test_a_win_by_repetition_needs_the_history(database: np.ndarray) -> None:
     assert bare is None or bare.result < 1
 
 
+def test_a_plan_on_the_game_bounds_keeps_out_of_the_convention(database: np.ndarray) -> None:
+    """At ply 82 of game 23 both plans promise South the win; scored by the databases'
+    values it is A (then F), which the game bounds do not prove; on the game bounds it is
+    another move, whose promise holds against every reply."""
+    p = Position.from_text(GAME_23_START)
+    for letter in GAME_23_MOVES:
+        p = p.play(LETTERS[letter])
+    bounds = retrograde.game_bounds(8)
+    on_values = segment_plan(p, database)
+    on_bounds = segment_plan(p, database, bounds)
+    assert on_values is not None and on_values.result == 1 and on_values.move == 0
+    assert on_bounds is not None and on_bounds.result == 1 and on_bounds.move != 0
+    after_a = p.play(0).play(LETTERS["b"])  # as played
+    assert segment_plan(after_a, database, bounds) is None
+    play_out(p, 0, 1, database, [3000], bounds=bounds)
+
+
 def outcome(mine: int, theirs: int) -> int:
     return (mine > theirs) - (mine < theirs)
 
 
+Bounds = tuple[np.ndarray, np.ndarray]
+
+
 def play_out(
-    p: Position, hero: int, promised: int, values: np.ndarray, budget: list[int], ply: int = 0
+    p: Position,
+    hero: int,
+    promised: int,
+    values: np.ndarray,
+    budget: list[int],
+    ply: int = 0,
+    bounds: Bounds | None = None,
 ) -> None:
     """Follow the plans of ``hero`` against every reply, to the end of the segment, and
     check the result promised there (the rules core ends repetitions; a capture leaves
-    the segment at the databases' value)."""
+    the segment at the databases' value, or with ``bounds`` at the bound worst for the
+    hero)."""
     budget[0] -= 1
     if budget[0] < 0:
         return
@@ -77,22 +116,29 @@ def play_out(
     if ply > 0 and p.prev is None:  # a capture: the databases value the rest of the game
         mover = p.to_move
         board = to_relative(p.pits, mover)
-        share = retrograde.lookup(values, board) if board.sum() else 0
+        lows, highs = (values, values) if bounds is None else bounds
+        share = 0
+        if board.sum():
+            share = retrograde.lookup(lows if mover == hero else highs, board)
         finals = [p.stores[0], p.stores[1]]
         finals[mover] += share
         finals[1 - mover] += int(board.sum()) - share
         assert outcome(finals[hero], finals[1 - hero]) >= promised
         return
     if p.to_move == hero:
-        plan = segment_plan(p, values)
+        plan = segment_plan(p, values, bounds)
         assert plan is not None and plan.result >= promised
-        play_out(p.play(plan.move + 6 * hero), hero, promised, values, budget, ply + 1)
+        play_out(p.play(plan.move + 6 * hero), hero, promised, values, budget, ply + 1, bounds)
         return
     for pit in p.legal_moves():
-        play_out(p.play(pit), hero, promised, values, budget, ply + 1)
+        play_out(p.play(pit), hero, promised, values, budget, ply + 1, bounds)
 
 
-def test_the_plan_keeps_its_promise_against_every_reply(database: np.ndarray) -> None:
+@pytest.mark.parametrize("scored_by", ["values", "game bounds"])
+def test_the_plan_keeps_its_promise_against_every_reply(
+    database: np.ndarray, scored_by: str
+) -> None:
+    bounds = retrograde.game_bounds(8) if scored_by == "game bounds" else None
     rng = np.random.default_rng(5)
     checked = 0
     for _ in range(120):
@@ -107,15 +153,21 @@ def test_the_plan_keeps_its_promise_against_every_reply(database: np.ndarray) ->
             p = p.play(int(rng.choice(p.legal_moves())))
         if p.is_over:
             continue
-        plan = segment_plan(p, database)
+        plan = segment_plan(p, database, bounds)
         if plan is None:
             continue
         checked += 1
-        play_out(p, p.to_move, plan.result, database, [300])
+        play_out(p, p.to_move, plan.result, database, [300], bounds=bounds)
     assert checked >= 10, checked
 
 
 def test_analysis_plays_the_forcing_move_first(database: np.ndarray) -> None:
-    a = analyze(game_seven(), seconds=0.2, database=database, db_max=8)
-    assert a.best_name == "D" and a.pv[0] == 3
+    """The searcher's game bounds score the segment's exits (game 23, ply 82)."""
+    p = Position.from_text(GAME_23_START)
+    for letter in GAME_23_MOVES:
+        p = p.play(LETTERS[letter])
+    plan = segment_plan(p, database, retrograde.game_bounds(8))
+    assert plan is not None
+    a = analyze(p, seconds=0.2, database=database, db_max=8)
+    assert a.pv[0] == plan.move and a.moves[0].pit == plan.move
     assert a.extra["segment"]["result"] == 1
