@@ -300,8 +300,25 @@ def main_match(
     first = ours if ours else OUR_ENGINE
     values = endgame_store.load()
     database = (values, endgame_store.database_seeds(values)) if values is not None else None
+    stored = endgame_store.load_bounds()
+    bounds = None
+    if stored is not None:
+        bounds = (stored[0], stored[1], endgame_store.database_seeds(stored[0]))
+    elif database is not None:
+        print(
+            "no game bounds stored (oware-companion endgame build --max-seeds N --bounds): "
+            "no game is rated by what they prove"
+        )
     results = run_match(
-        first, other, games, seconds, seed, jobs=jobs, plies=plies, database=database
+        first,
+        other,
+        games,
+        seconds,
+        seed,
+        jobs=jobs,
+        plies=plies,
+        database=database,
+        bounds=bounds,
     )
     if on_done is not None:
         on_done(results)

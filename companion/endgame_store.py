@@ -23,6 +23,12 @@ Layout (``<cache>/endgame/abapa-v1/``, ``<cache>`` from platformdirs, e.g.
 * ``layer-NN.u8`` files (one file per layer, as earlier versions wrote
   them) are appended to ``values.u8`` the first time the store is opened,
   then removed.
+* ``bounds-low.u8`` and ``bounds-high.u8`` (``endgame build --bounds``): the
+  game bounds of every board (:func:`core.engine.retrograde.game_bounds`),
+  laid out as ``values.u8`` and appended layer by layer the same way, both
+  files at once; the shorter decides which layers are whole. They say which
+  values hold under the real cycle rule (``L == U``) and what each side can
+  force where they do not; the match bench rates games by them.
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -74,6 +80,35 @@ def values_path(root: Path | None = None) -> Path:
 def layer_path(seeds: int, root: Path | None = None) -> Path:
     """Where earlier versions kept layer ``seeds`` in a file of its own."""
     return store_dir(root) / f"layer-{seeds:02d}.u8"
+
+
+def bounds_paths(root: Path | None = None) -> tuple[Path, Path]:
+    """The files of the game bounds, lower and upper, laid out as the values."""
+    directory = store_dir(root)
+    return directory / "bounds-low.u8", directory / "bounds-high.u8"
+
+
+def complete_bound_layers(root: Path | None = None) -> int:
+    """How many layers of the game bounds from 0 upwards are whole in both files."""
+    sizes = [path.stat().st_size if path.exists() else 0 for path in bounds_paths(root)]
+    return _whole_layers(min(sizes))
+
+
+def load_bounds(
+    max_seeds: int | None = None, root: Path | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Map the stored game bounds (up to ``max_seeds``) as two flat arrays laid out as
+    :func:`load`'s, or None if none are stored; read-only, nothing read until used."""
+    available = complete_bound_layers(root) - 1
+    if available < 0:
+        return None
+    top = available if max_seeds is None else min(max_seeds, available)
+    low, high = bounds_paths(root)
+    shape = (layer_offset(top + 1),)
+    return (
+        np.memmap(low, dtype=np.uint8, mode="r", shape=shape),
+        np.memmap(high, dtype=np.uint8, mode="r", shape=shape),
+    )
 
 
 def _whole_layers(size: int) -> int:
@@ -158,8 +193,11 @@ def database_seeds(values: np.ndarray) -> int:
 class ProgressBar:
     """A one-line progress bar on a text stream (stderr), weighted by positions."""
 
-    def __init__(self, first: int, last: int, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, first: int, last: int, stream: TextIO | None = None, label: str = "endgame"
+    ) -> None:
         self.stream = stream if stream is not None else sys.stderr
+        self.label = label
         self.total = sum(layer_size(n) for n in range(first, last + 1))
         self.before = sum(layer_size(n) for n in range(first))
         self.last = last
@@ -190,7 +228,7 @@ class ProgressBar:
         filled = int(fraction * width)
         elapsed = time.monotonic() - self.started
         self.stream.write(
-            f"\rendgame [{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%} "
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%} "
             f"{what} {elapsed:6.0f}s "
         )
         self.stream.flush()
@@ -205,12 +243,14 @@ def build(
     stream: TextIO | None = None,
     show_progress: bool = True,
     on_layer: LayerDone | None = None,
+    bounds: bool = False,
 ) -> np.ndarray:
     """Build (or finish building) every layer up to ``max_seeds`` and return them all.
 
     Layers already on disk are read, not rebuilt (the build needs every lower
     layer in memory). ``on_layer`` receives the figures of each layer built
-    (seeds, positions, sweeps, cyclic, seconds).
+    (seeds, positions, sweeps, cyclic, seconds). With ``bounds``, the game bounds
+    are then brought up to ``max_seeds`` too (:func:`build_bounds`).
     """
     with _locked(root):
         _adopt_layer_files(root)
@@ -234,6 +274,66 @@ def build(
                     bar.layer_done(seeds)
                 if on_layer is not None:
                     on_layer(info)
+        if bar is not None:
+            bar.finish()
+        if bounds:
+            _build_bounds(max_seeds, root, stream, show_progress, on_layer)
+    return values
+
+
+def build_bounds(
+    max_seeds: int,
+    root: Path | None = None,
+    stream: TextIO | None = None,
+    show_progress: bool = True,
+    on_layer: LayerDone | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bring the stored game bounds up to ``max_seeds`` (resumable as the values are)
+    and return them; ``on_layer`` receives each layer's figures (seeds, positions,
+    open: how many stay ``L < U``, seconds, bounds: 1)."""
+    with _locked(root):
+        return _build_bounds(max_seeds, root, stream, show_progress, on_layer)
+
+
+def _build_bounds(
+    max_seeds: int,
+    root: Path | None,
+    stream: TextIO | None,
+    show_progress: bool,
+    on_layer: LayerDone | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`build_bounds` with the lock held."""
+    paths = bounds_paths(root)
+    first = min(complete_bound_layers(root), max_seeds + 1)
+    lows = retrograde.empty_values(max_seeds)
+    highs = retrograde.empty_values(max_seeds)
+    for array, path in zip((lows, highs), paths, strict=True):
+        if path.exists():
+            array[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
+    bar = ProgressBar(first, max_seeds, stream, label="bounds") if show_progress else None
+    with paths[0].open("ab") as low_out, paths[1].open("ab") as high_out:
+        for out in (low_out, high_out):
+            out.truncate(layer_offset(first))  # a stopped append, or the longer file's layer
+        for seeds in range(first, max_seeds + 1):
+            started = time.perf_counter()
+            still_open = retrograde.bound_layer(seeds, lows, highs, bar.update if bar else None)
+            start, stop = layer_offset(seeds), layer_offset(seeds + 1)
+            for out, array in ((low_out, lows), (high_out, highs)):
+                out.write(array[start:stop].tobytes())
+                out.flush()
+                os.fsync(out.fileno())
+            if bar is not None:
+                bar.layer_done(seeds)
+            if on_layer is not None:
+                on_layer(
+                    {
+                        "seeds": seeds,
+                        "positions": stop - start,
+                        "open": still_open,
+                        "seconds": time.perf_counter() - started,
+                        "bounds": 1,
+                    }
+                )
     if bar is not None:
         bar.finish()
-    return values
+    return lows, highs

@@ -17,10 +17,13 @@ set's cycle rule, no move), without asking the engines.
 
 With the endgame databases in the cache, every covered position of a game
 is rated by them, and a game the first engine ends below a rating it had
-(a position rated won, then drawn or lost) is marked, apart when the
-position was reached by a capture (no history) with 11 seeds or more on the
-board (no value there rests on the databases' cycle convention): then the
-rating is exact and the game was really thrown away.
+(a position rated won, then drawn or lost) is marked. Those values may rest
+on the databases' cycle convention, directly below 11 seeds and through
+captures above, so such a rating may be one the cycle rule never gives.
+With the game bounds stored too (``endgame build --bounds``), a position
+reached by a capture (no history) is also rated by what they prove the first
+engine can force there, under the real cycle rule: a game ended below that
+was really thrown away.
 
 Figures: points of the first engine, seeds, the Elo difference with a 95 %
 margin from the spread of the game results, and for each side the mean and
@@ -77,9 +80,9 @@ class GameResult:
     reports: tuple[list[MoveReport], list[MoveReport]] = field(default_factory=lambda: ([], []))
     promise: float | None = None
     """Best result for the first engine the endgame databases rated a position of the game."""
-    exact_promise: float | None = None
-    """The same over positions reached by a capture with at least
-    :data:`CYCLE_FREE_FROM` seeds on the board (the rating is exact)."""
+    proven_promise: float | None = None
+    """Best result the game bounds prove the first engine could force at a position of
+    the game reached by a capture."""
 
     @property
     def broken(self) -> bool:
@@ -87,27 +90,37 @@ class GameResult:
         return self.points is not None and self.promise is not None and self.points < self.promise
 
     @property
-    def exact_broken(self) -> bool:
+    def proven_broken(self) -> bool:
+        """Ended below a result the game bounds proved the first engine could force."""
         return (
             self.points is not None
-            and self.exact_promise is not None
-            and self.points < self.exact_promise
+            and self.proven_promise is not None
+            and self.points < self.proven_promise
         )
 
 
 Database = tuple[npt.NDArray[np.uint8], int]
-
-#: From this many seeds on the board no database value rests on the cycle
-#: convention (every lower and upper bound meet: checked for 11 and 12 seeds,
-#: core.engine.retrograde says none from 11 up); below, some do (46,870 of
-#: 352,716 positions at 10 seeds), and there a rating may not be reachable.
-CYCLE_FREE_FROM = 11
+#: The game bounds, lower and upper, and the highest layer they hold.
+Bounds = tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], int]
 
 
-def rating_is_exact(p: Position) -> bool:
-    """Whether the databases' value of ``p`` is its game value: no history (reached by
-    a capture) and no value of its layer resting on the cycle convention."""
-    return p.prev is None and sum(p.pits) >= CYCLE_FREE_FROM
+def proven(p: Position, first_side: int, bounds: Bounds | None) -> float | None:
+    """The result (1, 1/2, 0) the game bounds prove the first engine can force at ``p``,
+    whatever the other side does; None unless ``p`` was reached by a capture (the
+    bounds hold without a history) and its layer is stored."""
+    if bounds is None or p.is_over or p.prev is not None:
+        return None
+    lows, highs, top = bounds
+    board = to_relative(p.pits, p.to_move)
+    seeds = int(board.sum())
+    if seeds > top:
+        return None
+    if p.to_move == first_side:
+        mine = p.stores[first_side] + retrograde.lookup(lows, board)
+    else:
+        mine = p.stores[first_side] + seeds - retrograde.lookup(highs, board)
+    total = p.stores[0] + p.stores[1] + seeds
+    return 1.0 if 2 * mine > total else 0.5 if 2 * mine == total else 0.0
 
 
 def rating(p: Position, first_side: int, database: Database | None) -> float | None:
@@ -152,11 +165,13 @@ def play_game(
     rules: str = "abapa",
     grace: float = 5.0,
     database: Database | None = None,
+    bounds: Bounds | None = None,
 ) -> GameResult:
     """One game; ``engines[0]`` plays ``first_side`` (0 South, 1 North).
 
     With ``database`` (values, top layer) each covered position's rating is
-    noted, to tell games lost from a position rated won or drawn.
+    noted, to tell games lost from a position rated won or drawn; with ``bounds``,
+    what they prove at each position reached by a capture.
     """
     opening = opening_for(seed, plies, rules)
     result = GameResult(number, seed, first_side, opening)
@@ -170,8 +185,9 @@ def play_game(
         rated = rating(p, first_side, database)
         if rated is not None:
             result.promise = max(rated, result.promise or 0.0)
-            if rating_is_exact(p):
-                result.exact_promise = max(rated, result.exact_promise or 0.0)
+        forced = proven(p, first_side, bounds)
+        if forced is not None:
+            result.proven_promise = max(forced, result.proven_promise or 0.0)
         k = 0 if p.to_move == first_side else 1
         try:
             report = engines[k].think(result.moves, movetime_ms, grace)
@@ -253,7 +269,7 @@ def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     if g.broken:
         rated = {1.0: "won", 0.5: "drawn"}[g.promise or 0.0]
         word += f" (from a position the databases rate {rated}"
-        word += ", exactly)" if g.exact_broken else ")"
+        word += ", proven by the game bounds)" if g.proven_broken else ")"
     return (
         f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "
         f"{names[0]}: {side_figures(g.reports[0], movetime)} | "
@@ -276,6 +292,7 @@ def run_match(
     progress: TextIO | None = None,
     cwd: str | None = None,
     database: Database | None = None,
+    bounds: Bounds | None = None,
 ) -> list[GameResult]:
     """Play the match and print each game and the totals; return the games."""
     out = out if out is not None else sys.stdout
@@ -311,7 +328,15 @@ def run_match(
             g.fault = f"could not start the engines: {exc}"
             return g
         g = play_game(
-            pair, number, pair_seed, number % 2, movetime_ms, plies, rules, database=database
+            pair,
+            number,
+            pair_seed,
+            number % 2,
+            movetime_ms,
+            plies,
+            rules,
+            database=database,
+            bounds=bounds,
         )
         if g.fault is not None and g.faulty is not None:  # start afresh after a fault
             pair[g.faulty].close()
@@ -383,8 +408,15 @@ def print_totals(
         write(
             f"  {names[0]} ended below the databases' rating of a position in "
             f"{sum(g.broken for g in rated)} of {len(rated)} games reaching them "
-            f"({sum(g.exact_broken for g in rated)} below a position reached by a capture "
-            f"with {CYCLE_FREE_FROM}+ seeds, whose rating is exact)\n"
+            "(a rating may rest on their cycle convention)\n"
+        )
+    proved = [g for g in valid if g.proven_promise is not None]
+    if proved:
+        write(
+            f"  {names[0]} ended below a result the game bounds prove it could force in "
+            f"{sum(g.proven_broken for g in proved)} of {len(proved)} games reaching them "
+            f"(won {sum(g.proven_promise == 1.0 for g in proved)}, drawn "
+            f"{sum(g.proven_promise == 0.5 for g in proved)}; the goal: none below)\n"
         )
     for k in (0, 1):
         reports = [r for g in results for r in g.reports[k]]

@@ -59,6 +59,20 @@ def test_endgame_build_then_analyze_uses_it(
     assert all(m["final"] and sum(m["final"]) == 48 for m in out_json["moves"])  # from it
 
 
+def test_endgame_build_with_bounds_reports_them(
+    capsys: pytest.CaptureFixture[str], private_cache: Path
+) -> None:
+    args = parse("endgame", "build", "--max-seeds", "5", "--bounds", "--quiet")
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "layer  5:" in out and "bounds  5:" in out and "open" in out
+    assert "game bounds up to 5 seeds" in out
+    assert endgame_store.complete_bound_layers(private_cache) == 6
+    status = parse("endgame", "status")
+    assert status.func(status) == 0
+    assert "game bounds up to 5 seeds" in capsys.readouterr().out
+
+
 def test_analyze_three_players(capsys: pytest.CaptureFixture[str]) -> None:
     text = "-".join(["4"] * 18 + ["0"] * 3 + ["1"])
     args = parse("analyze", text, "--rules", "universal-3", "--time", "0.3", "--json")

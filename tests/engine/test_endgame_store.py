@@ -107,3 +107,32 @@ def test_cache_directory_follows_the_environment(
     assert endgame_store.store_dir() == tmp_path / "endgame" / endgame_store.FORMAT
     monkeypatch.delenv(endgame_store.CACHE_ENV)
     assert "oware-companion" in str(endgame_store.cache_root())
+
+
+def test_game_bounds_are_stored_beside_the_values_and_resume(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    endgame_store.build(6, root=tmp_path, stream=stream, bounds=True)
+    assert "bounds [" in stream.getvalue()
+    assert endgame_store.complete_bound_layers(tmp_path) == 7
+    stored = endgame_store.load_bounds(root=tmp_path)
+    expect = retrograde.game_bounds(7)
+    assert stored is not None
+    assert np.array_equal(stored[0], expect[0]) and np.array_equal(stored[1], expect[1])
+    # a build stopped while appending layer 7 to one file: the next one cuts and redoes it
+    low_path, high_path = endgame_store.bounds_paths(tmp_path)
+    with low_path.open("ab") as out:
+        out.write(b"\x01" * 1000)
+    assert endgame_store.complete_bound_layers(tmp_path) == 7
+    figures: list[dict[str, int | float]] = []
+    endgame_store.build_bounds(8, root=tmp_path, show_progress=False, on_layer=figures.append)
+    assert [int(f["seeds"]) for f in figures] == [7, 8]
+    assert low_path.stat().st_size == high_path.stat().st_size == layer_offset(9)
+    again = endgame_store.load_bounds(7, root=tmp_path)
+    expect = retrograde.game_bounds(8)
+    assert again is not None and np.array_equal(again[0], expect[0])
+    assert np.array_equal(again[1], expect[1])
+
+
+def test_no_bounds_are_stored_unless_asked(tmp_path: Path) -> None:
+    endgame_store.build(4, root=tmp_path, show_progress=False)
+    assert endgame_store.load_bounds(root=tmp_path) is None

@@ -16,11 +16,12 @@ from companion.engine_match import (
     GameResult,
     elo,
     opening_for,
+    proven,
     rating,
-    rating_is_exact,
     run_match,
 )
 from core import Position
+from core.engine import retrograde
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,19 +107,26 @@ def test_database_ratings_and_games_lost_below_them(tmp_path: Path) -> None:
     drawn = Position.from_text("1-0-0-0-2-0-0-1-0-0-1-0-24-19-S")
     assert rating(drawn, 0, database) == rating(drawn, 1, database) == 0.5
     assert rating(Position.initial(), 0, database) is None  # 48 seeds: not covered
-    g = GameResult(0, 1, 0, [], points=0.0, promise=0.5, exact_promise=None)
-    assert g.broken and not g.exact_broken
-    g = GameResult(0, 1, 0, [], points=0.5, promise=0.5, exact_promise=0.5)
-    assert not g.broken
+    g = GameResult(0, 1, 0, [], points=0.0, promise=0.5, proven_promise=None)
+    assert g.broken and not g.proven_broken
+    g = GameResult(0, 1, 0, [], points=0.0, promise=0.5, proven_promise=0.5)
+    assert g.broken and g.proven_broken
+    g = GameResult(0, 1, 0, [], points=0.5, promise=0.5, proven_promise=0.5)
+    assert not g.broken and not g.proven_broken
 
 
-def test_a_rating_is_exact_only_without_history_and_cycle_convention(tmp_path: Path) -> None:
+def test_a_proven_rating_is_what_the_game_bounds_force_without_history(tmp_path: Path) -> None:
     values = endgame_store.build(7, root=tmp_path, show_progress=False)
+    lows, highs = retrograde.game_bounds(8)
+    bounds = (lows, highs, 7)
     # from a game of the sanity match: North to move with all 7 seeds, just after a
-    # capture. The databases say North takes all 7 (25-23) by their cycle convention
-    # (North can force only 3: lower bound 3, upper 7); the game ended 26-22 for South
+    # capture. The databases say North takes all 7 (25-23) by their cycle convention;
+    # the game bounds prove neither side a win (the game ended 26-22 for South)
     p = Position.from_text("0-0-0-0-0-0-2-1-0-0-1-3-23-18-N")
     assert rating(p, 1, (values, 7)) == 1.0
-    assert not rating_is_exact(p)
-    assert rating_is_exact(Position.from_text("0-0-0-0-0-3-2-1-2-0-1-3-18-18-N"))  # 12 seeds
-    assert not rating_is_exact(Position.initial().play(0))  # a quiet move: history
+    assert proven(p, 1, bounds) == 0.0 and proven(p, 0, bounds) == 0.0
+    won = Position.from_text("0-0-0-0-0-1-1-1-0-0-0-0-24-21-S")  # F takes 2: 26
+    assert proven(won, 0, bounds) == 1.0 and proven(won, 1, bounds) == 0.0
+    quiet = Position.from_text("0-0-0-0-1-1-1-1-0-0-0-0-22-22-S").play(4)  # E: no capture
+    assert quiet.prev is not None and proven(quiet, 0, bounds) is None
+    assert proven(Position.initial(), 0, bounds) is None  # 48 seeds: not stored
