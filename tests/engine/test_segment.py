@@ -25,11 +25,11 @@ SEGMENT_START = "1-0-1-0-5-0-0-0-0-2-0-0-19-20-N"
 SEGMENT_MOVES = "dAeBfEaCcBdAbEfAeCdDcBe"
 
 
-#: Game 23 of a match against Aalina at 0.5 s a move: South captured at ply 61, leaving
-#: eight seeds, and went round for 20 plies; at ply 82 it played A, its plan when
-#: captures were scored by the databases' values, and at ply 84 it took two seeds with
-#: F into a six-seed board whose value rests on the cycle convention (the game bounds
-#: give South between 0 and 6 of them). It lost 23-25.
+#: Game 23 of a match against Aalina at 0.5 s a move: North captured at ply 61, leaving
+#: eight seeds that South could all take, and South went round for 20 plies; at ply 82
+#: it played A, its plan when captures were scored by the databases' values, and at ply
+#: 84 it took two seeds with F into a six-seed board whose value rests on the cycle
+#: convention (the game bounds give South between 0 and 6 of them). It lost 23-25.
 GAME_23_START = "1-0-0-2-3-0-0-0-0-0-2-0-21-19-S"
 GAME_23_MOVES = "AeAfEaDbBdAcDdBeAfEa"
 
