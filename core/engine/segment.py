@@ -9,20 +9,21 @@ as the others to a search that saw no end.
 
 This module plays the segment out: every position reachable from the root without a
 capture is a node; a move reaching a position seen since the last capture (or the root)
-ends the game there with each side keeping its own seeds; a capture leaves the segment at
-the databases' value of the position it makes; a side that cannot move ends the game as
-the rules say. The game inside the segment is a reachability game: the root's mover can
-*force* a total of at least ``t`` seeds if, against any defence, play reaches such an
-ending in a finite number of moves (an attractor, computed backwards from the endings);
-play that goes round for ever is counted against the mover there, and in the mover's
-favour for what it *may* get.
+ends the game there with each side keeping its own seeds; a capture leaves the segment
+for the position it makes, worth what the databases say of it; a side that cannot move
+ends the game as the rules say. The game inside the segment is a reachability game: the
+root's mover can *force* a total of at least ``t`` seeds if, against any defence, play
+reaches such an ending in a finite number of moves (an attractor, computed backwards
+from the endings); play that goes round for ever is counted against the mover there, and
+in the mover's favour for what it *may* get.
 
 When what the mover forces and what it may get give the same win, or the same draw,
 :func:`solve_segment` returns a move that forces it: each of its moves leads to a
 position that entered the attractor earlier, so play never comes back to a position and
-reaches an ending worth the threshold. The exits are worth the databases' values, which
-below :data:`core.engine.search.DB_EXACT_FROM` seeds may rest on their cycle convention:
-the next segment is solved again when it comes.
+reaches an ending worth the threshold. An exit is worth, to each side, the game bound
+worst for it (:func:`core.engine.retrograde.game_bounds`), so that the plan's promise
+holds under the real cycle rule; without bounds, the databases' values, which may rest
+on their cycle convention.
 """
 
 from __future__ import annotations
