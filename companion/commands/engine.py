@@ -66,8 +66,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     b = esub.add_parser(
         "build",
         help="build the databases up to N seeds on the board (resumable)",
-        description="Build exact endgame values by retrograde analysis, one layer per seed "
-        "count, into the cache directory. Interrupt at any time: the next run resumes.",
+        description="Build endgame values by retrograde analysis, one layer per seed "
+        "count, into the cache directory (where a cycle decides, a value is a convention: "
+        "--bounds stores what each side can force). Interrupt at any time: the next run "
+        "resumes.",
     )
     b.add_argument(
         "--max-seeds",
@@ -80,8 +82,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--bounds",
         action="store_true",
         help="also store the game bounds (what each side can force under the real cycle "
-        "rule; the match bench rates games by them): about 1.5 times the build's time and "
-        "twice its disk",
+        "rule; the match bench rates games by them): to 22 seeds about 13 minutes here, "
+        "and twice the values' disk space",
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=run_endgame_build)
