@@ -167,8 +167,8 @@ class EngineService:
                 self._error(f"the opening book cannot be read ({exc}); playing without it")
         warm_up()
         if self._database is not None and self.use_database:
-            # (the databases' cycle bounds take about a second: before any clock starts)
-            database_bounds(self._database, endgame_store.database_seeds(self._database))
+            # (the game bounds under 11 seeds: computed before any clock starts)
+            database_bounds(endgame_store.database_seeds(self._database))
 
     def _thinking(self) -> bool:
         """Whether a search is running (one that has answered is waited for here)."""

@@ -329,11 +329,11 @@ def _segment_plan(position: Position, engine: Searcher) -> SegmentPlan | None:
     where it settles the result: Abapa's cycle rule, databases under a small board."""
     board = to_relative(position.pits, position.to_move)
     # (the segment's exits need every layer under the board's, not the board's own)
-    if engine.cycle_needed != 1 or not 0 < int(board.sum()) <= min(MAX_SEEDS, engine.db_max + 1):
+    n = int(board.sum())
+    if engine.cycle_needed != 1 or not 0 < n <= min(MAX_SEEDS, engine.db_max + 1):
         return None
     # captures leaving the segment are scored by the game bounds where the searcher has
     # them (the values below 11 seeds may rest on the cycle convention)
-    n = int(board.sum())
     covered = engine.lows.shape[0] >= layer_offset(n)
     return segment_plan(position, engine.values, (engine.lows, engine.highs) if covered else None)
 

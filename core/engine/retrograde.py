@@ -326,24 +326,23 @@ def empty_values(max_seeds: int) -> Values:
 
 def layer_bounds(
     seeds: int,
-    values: Values,
+    for_low: Values,
+    for_high: Values,
     progress: Progress | None = None,
-    below: tuple[Values, Values] | None = None,
 ) -> tuple[Values, Values, int]:
     """The bounds ``L`` and ``U`` of every position of layer ``seeds`` (see the module
     docstring), and the sweeps it took.
 
-    A capture leaves the layer for a position whose value is read from the lower layers
-    of ``values`` (only read). With ``below`` (the lower layers' own ``L`` and ``U``,
-    laid out as ``values`` is), a capture is scored by those bounds instead, each the
-    one worst for the bound computed (``L`` takes the captured position's ``U``, as its
-    mover then moves for the other side), so that ``L`` and ``U`` bound the game under
-    any cycle rule however the lower layers' cycles close (see :func:`game_bounds`).
+    A capture leaves the layer for a position of a lower layer, whose worth to its
+    mover is read from ``for_low`` for ``L`` and from ``for_high`` for ``U`` (both only
+    read, laid out as the databases are). The databases' build passes their values for
+    both; :func:`game_bounds` passes the lower layers' own ``U`` for ``L`` and ``L`` for
+    ``U`` (the captured position's mover then moves for the other side), so that the
+    bounds hold however the lower layers' cycles close.
     """
     size = layer_size(seeds)
     low = np.zeros(size, dtype=np.uint8)
     high = np.full(size, seeds, dtype=np.uint8)
-    for_low, for_high = (values, values) if below is None else (below[1], below[0])
     # first sweep: every position, moves generated on the fly
     changed = sweep_layer(seeds, for_low, for_high, low, high, CUMULATIVE, OFFSETS, CHUNKS, True)
     sweeps = 1
@@ -388,7 +387,7 @@ def build_layer(seeds: int, values: Values, progress: Progress | None = None) ->
 
     Returns figures about the build: sweeps, positions settled by the cycle rule.
     """
-    low, high, sweeps = layer_bounds(seeds, values, progress)
+    low, high, sweeps = layer_bounds(seeds, values, values, progress)
     size = low.shape[0]
     start = layer_offset(seeds)
     cyclic = resolve_cycles(seeds, low, high, values[start : start + size], CUMULATIVE, CHUNKS)
@@ -414,22 +413,32 @@ def cycle_bounds(values: Values, below: int) -> tuple[Values, Values]:
     lows = np.zeros(layer_offset(below), dtype=np.uint8)
     highs = np.zeros(layer_offset(below), dtype=np.uint8)
     for seeds in range(below):
-        low, high, _ = layer_bounds(seeds, values)
-        start = layer_offset(seeds)
-        lows[start : start + low.shape[0]] = low
-        highs[start : start + high.shape[0]] = high
+        _place_layer(seeds, lows, highs, values, values)
     return lows, highs
+
+
+def _place_layer(
+    seeds: int,
+    lows: Values,
+    highs: Values,
+    for_low: Values,
+    for_high: Values,
+    progress: Progress | None = None,
+) -> int:
+    """:func:`layer_bounds` of layer ``seeds`` put into ``lows`` and ``highs``; returns how
+    many of its positions stay open (``L < U``)."""
+    low, high, _ = layer_bounds(seeds, for_low, for_high, progress)
+    start = layer_offset(seeds)
+    lows[start : start + low.shape[0]] = low
+    highs[start : start + high.shape[0]] = high
+    return int(np.count_nonzero(low < high))
 
 
 def bound_layer(seeds: int, lows: Values, highs: Values, progress: Progress | None = None) -> int:
     """Put layer ``seeds`` of the game bounds (see :func:`game_bounds`) into ``lows`` and
     ``highs``, whose lower layers must be there; returns how many of its positions
     stay open (``L < U``)."""
-    low, high, _ = layer_bounds(seeds, lows, progress, below=(lows, highs))
-    start = layer_offset(seeds)
-    lows[start : start + low.shape[0]] = low
-    highs[start : start + high.shape[0]] = high
-    return int(np.count_nonzero(low < high))
+    return _place_layer(seeds, lows, highs, highs, lows, progress)
 
 
 def game_bounds(below: int, progress: Progress | None = None) -> tuple[Values, Values]:

@@ -565,14 +565,11 @@ _NO_BOUNDS = (np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8))
 _bounds_cache: list[tuple[int, npt.NDArray[np.uint8], npt.NDArray[np.uint8]]] = []
 
 
-def database_bounds(
-    values: npt.NDArray[np.uint8], db_max: int
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """The bounds a :class:`Searcher` with database ``values`` up to ``db_max`` seeds uses:
-    :func:`core.engine.retrograde.game_bounds` of its layers below :data:`DB_EXACT_FROM`,
-    computed once (under a second once compiled: call it before a clock starts).
-
-    They do not depend on ``values`` (only on the rules), which gives their extent."""
+def database_bounds(db_max: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """The bounds a :class:`Searcher` with databases up to ``db_max`` seeds uses:
+    :func:`core.engine.retrograde.game_bounds` of its layers below :data:`DB_EXACT_FROM`
+    (they depend on the rules only, not on the stored values), computed once (under a
+    second once compiled: call it before a clock starts)."""
     below = min(db_max + 1, DB_EXACT_FROM)
     for upto, lows, highs in _bounds_cache:
         if upto == below:
@@ -701,7 +698,7 @@ class Searcher:
         #: searched for where the value is the cycle convention (see :func:`negamax`).
         self.lows, self.highs = _NO_BOUNDS
         if usable and cycle_bounds and cycle_needed > 0 and self.db_max >= 0:
-            self.lows, self.highs = database_bounds(self.values, self.db_max)
+            self.lows, self.highs = database_bounds(self.db_max)
         self.weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, np.int64)
         self.tt_keys = np.zeros(1 << tt_bits, dtype=np.uint64)
         self.tt_data = np.zeros(1 << tt_bits, dtype=np.int64)
