@@ -98,7 +98,8 @@ def load_bounds(
     max_seeds: int | None = None, root: Path | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Map the stored game bounds (up to ``max_seeds``) as two flat arrays laid out as
-    :func:`load`'s, or None if none are stored; read-only, nothing read until used."""
+    :func:`load`'s, or None if none are stored; nothing read until used, and nothing
+    written back (copy-on-write, as :func:`load`: numba compiles for writable arrays)."""
     available = complete_bound_layers(root) - 1
     if available < 0:
         return None
@@ -106,8 +107,8 @@ def load_bounds(
     low, high = bounds_paths(root)
     shape = (layer_offset(top + 1),)
     return (
-        np.memmap(low, dtype=np.uint8, mode="r", shape=shape),
-        np.memmap(high, dtype=np.uint8, mode="r", shape=shape),
+        np.memmap(low, dtype=np.uint8, mode="c", shape=shape),
+        np.memmap(high, dtype=np.uint8, mode="c", shape=shape),
     )
 
 

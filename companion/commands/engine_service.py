@@ -69,6 +69,7 @@ class EngineService:
         self.use_database = use_database
         self._database = database
         self._db_loaded = database is not None or not use_database
+        self._bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None
         self.own_book = own_book
         self._book = book
         self._book_loaded = book is not None
@@ -158,6 +159,11 @@ class EngineService:
         """Load the databases and compile the search (what ``isready`` waits for)."""
         if not self._db_loaded:
             self._database = endgame_store.load()
+            if self._database is not None:
+                # the stored game bounds, where built (endgame build --bounds)
+                self._bounds = endgame_store.load_bounds(
+                    endgame_store.database_seeds(self._database)
+                )
             self._db_loaded = True
         if self.own_book and not self._book_loaded:
             self._book_loaded = True
@@ -166,8 +172,9 @@ class EngineService:
             except (BookError, OSError) as exc:
                 self._error(f"the opening book cannot be read ({exc}); playing without it")
         warm_up()
-        if self._database is not None and self.use_database:
-            # (the game bounds under 11 seeds: computed before any clock starts)
+        if self._database is not None and self.use_database and self._bounds is None:
+            # (the game bounds under 11 seeds, where none are stored: computed before
+            # any clock starts)
             database_bounds(endgame_store.database_seeds(self._database))
 
     def _thinking(self) -> bool:
@@ -232,7 +239,8 @@ class EngineService:
             db_max = endgame_store.database_seeds(database) if database is not None else -1
             if not database_applies(position):
                 database, db_max = None, -1
-            self._searcher = make_searcher(position, database, db_max)
+            bounds = self._bounds if database is not None else None
+            self._searcher = make_searcher(position, database, db_max, bounds)
         return self._searcher
 
     def _think(

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from companion import endgame_store
 from companion.service.outside_engine import Outcome, OutsideEngine, usable_for
@@ -105,6 +106,8 @@ class EngineWorker:
         self.seconds = seconds
         self._database = database
         self._db_max = db_max
+        #: The stored game bounds, loaded with the databases from the cache.
+        self._bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None
         self._fair_play = fair_play
         # re-entrant: a publish callback may call update() from the worker thread
         self._lock = threading.RLock()
@@ -228,11 +231,15 @@ class EngineWorker:
             loaded = endgame_store.load()
             self._database = loaded
             self._db_max = endgame_store.database_seeds(loaded) if loaded is not None else -1
+            if loaded is not None:
+                self._bounds = endgame_store.load_bounds(self._db_max)
         mode = oware_mode(position)
         if mode is None:
             return None  # universal mancala: the paranoid search needs no table
         if mode not in self._searchers:
-            self._searchers[mode] = make_searcher(position, self._database, self._db_max)
+            self._searchers[mode] = make_searcher(
+                position, self._database, self._db_max, self._bounds
+            )
         return self._searchers[mode]
 
     def _analyse(self, position: Position, generation: int, searcher: Searcher | None) -> None:

@@ -205,15 +205,23 @@ CYCLE_NEEDED = {"repetition": 1, "two_rounds": 2, "declaration": 0}
 
 
 def make_searcher(
-    position: Position, database: npt.NDArray[np.uint8] | None = None, db_max: int = -1
+    position: Position,
+    database: npt.NDArray[np.uint8] | None = None,
+    db_max: int = -1,
+    bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
 ) -> Searcher:
-    """A :class:`Searcher` for an Oware position's rule set (grand slam and cycle rule)."""
+    """A :class:`Searcher` for an Oware position's rule set (grand slam and cycle rule);
+    ``bounds``: the database's stored game bounds, if any (see :class:`Searcher`)."""
     mode = oware_mode(position)
     if mode is None:
         raise ValueError(f"the alpha-beta engine plays Oware, not {position.rules}")
     needed = CYCLE_NEEDED[str(position.ruleset.options.get("cycle", "repetition"))]
     return Searcher(
-        database if database_applies(position) else None, db_max, mode=mode, cycle_needed=needed
+        database if database_applies(position) else None,
+        db_max,
+        mode=mode,
+        cycle_needed=needed,
+        bounds=bounds,
     )
 
 

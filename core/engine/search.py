@@ -81,7 +81,7 @@ from core.engine.kernel import (
     play_into,
     side_sum,
 )
-from core.engine.ranking import CUMULATIVE, rank
+from core.engine.ranking import CUMULATIVE, layer_offset, rank
 from core.engine.retrograde import OFFSETS
 
 I8 = npt.NDArray[np.int8]
@@ -92,7 +92,9 @@ MAX_PLY = 128
 INF = 1 << 30
 
 # Indices into the ``stats`` array shared between Python and compiled code.
-NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED, REPS, FLAGS = 0, 1, 2, 3, 4, 5, 6, 7
+NODES, LIMIT, STOP, DB_HITS, EVALS, TAINTED, REPS, FLAGS, GUARD = 0, 1, 2, 3, 4, 5, 6, 7, 8
+#: Length of the ``stats`` array.
+STATS = 9
 
 #: ``stats[FLAGS]`` bits: search techniques that can be switched off to measure them.
 LMR = 1
@@ -250,14 +252,29 @@ def negamax(
         stats[DB_HITS] += 1
         if not exact_here:
             # reached without a capture, the value ignores the history since the
-            # last one (a repetition could end the game sooner); below
-            # DB_EXACT_FROM seeds it may be the cycle convention: a guess
+            # last one (a repetition could end the game sooner): a guess
             stats[EVALS] += 1
-            if r < lows.shape[0]:
-                # The convention may promise what the cycle rule does not give: take
-                # the bound worst for the side the search plays for (it moves at even
-                # plies), so that it does not steer into a "won" ending it cannot win.
-                v = int(lows[r]) if ply % 2 == 0 else int(highs[r])
+        if r < lows.shape[0]:
+            g = int(lows[r]) if ply % 2 == 0 else int(highs[r])
+            if seeds < DB_EXACT_FROM:
+                # (never reached by a capture here: exact_here needs DB_EXACT_FROM
+                # seeds, and without a cycle rule there are no bounds) The value may
+                # be the cycle convention, which may promise what the cycle rule does
+                # not give: take the bound worst for the side the search plays for
+                # (it moves at even plies), so that it does not steer into a "won"
+                # ending it cannot win.
+                v = g
+            elif stats[GUARD] > 0 and g != v:
+                # From DB_EXACT_FROM seeds up the value may rest on the convention
+                # below, through captures. Where the root's proven result is at stake
+                # (the side searched for would end under stats[GUARD] seeds by what
+                # the bounds prove), take the bound: no line trades a proof for a
+                # promise. Elsewhere the value stays the better guess.
+                proven = mine + g if ply % 2 == 0 else theirs + seeds - g
+                if proven < stats[GUARD]:
+                    v = g
+                    if exact_here:
+                        stats[EVALS] += 1
         return final_score(mine + v, theirs + seeds - v)
     if depth <= 0 or ply >= MAX_PLY - 1:
         stats[EVALS] += 1
@@ -593,7 +610,7 @@ def warm_up() -> None:
         return
     segment.warm_up()
     board = np.full(12, 4, dtype=np.int8)
-    stats = np.zeros(8, dtype=np.int64)
+    stats = np.zeros(STATS, dtype=np.int64)
     stats[LIMIT] = 1 << 62
     search_root(
         board,
@@ -681,6 +698,8 @@ class Searcher:
         lmr: bool = True,
         aspiration: bool = False,
         cycle_bounds: bool = True,
+        bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
+        guard: bool = True,
     ) -> None:
         self.mode = mode
         #: Earlier occurrences of a position that end the game (the rule set's
@@ -698,12 +717,41 @@ class Searcher:
         #: searched for where the value is the cycle convention (see :func:`negamax`).
         self.lows, self.highs = _NO_BOUNDS
         if usable and cycle_bounds and cycle_needed > 0 and self.db_max >= 0:
-            self.lows, self.highs = database_bounds(self.db_max)
+            stored = bounds is not None and bounds[0].shape[0] >= layer_offset(DB_EXACT_FROM)
+            if bounds is not None and stored:
+                # the stored bounds, as far as the values go (the same layers below
+                # DB_EXACT_FROM as database_bounds computes, and the ones above)
+                size = min(bounds[0].shape[0], self.values.shape[0])
+                self.lows, self.highs = bounds[0][:size], bounds[1][:size]
+            else:
+                self.lows, self.highs = database_bounds(self.db_max)
+        #: Keep the result the bounds prove at the root (see :meth:`proven_target`).
+        self.guard = guard
+        self._last_target = 0
         self.weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, np.int64)
         self.tt_keys = np.zeros(1 << tt_bits, dtype=np.uint64)
         self.tt_data = np.zeros(1 << tt_bits, dtype=np.int64)
         self.zob = zobrist_keys()
-        self.stats = np.zeros(8, dtype=np.int64)
+        self.stats = np.zeros(STATS, dtype=np.int64)
+
+    def proven_target(self, board: I8, mine: int, theirs: int) -> int:
+        """The seeds the mover must end with to keep the result (win, draw) the game
+        bounds prove at ``board``, or 0 if they prove none or do not hold the board.
+
+        The bounds prove it for a board reached by a capture (no history); the search
+        then scores every database position where that result is at stake by its
+        proven bound, not by its value (see :func:`negamax`).
+        """
+        seeds = int(board.sum())
+        if seeds < DB_EXACT_FROM or self.lows.shape[0] < layer_offset(seeds + 1):
+            return 0
+        low = int(self.lows[OFFSETS[seeds] + rank(board, CUMULATIVE)])
+        total = seeds + mine + theirs
+        if 2 * (mine + low) > total:
+            return total // 2 + 1
+        if 2 * (mine + low) == total:
+            return total // 2
+        return 0
 
     def clear(self) -> None:
         """Forget the transposition table (a new game)."""
@@ -749,6 +797,11 @@ class Searcher:
         self.stats[:] = 0
         self.stats[LIMIT] = 1 << 62
         self.stats[FLAGS] = LMR if self.lmr else 0
+        target = self.proven_target(board, mine, theirs) if self.guard else 0
+        if target != self._last_target:
+            self.clear()  # the table's scores were taken under the other target
+            self._last_target = target
+        self.stats[GUARD] = target
         timers: list[threading.Timer] = []
         try:
             return self._deepen(
