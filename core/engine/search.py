@@ -54,9 +54,14 @@ Techniques, and why:
   side moves, the opponent's upper bound where the opponent does. The
   convention promised wins the cycle rule then did not give; the table keys
   a node by the side to move as well, as its score rests on that choice.
-  (From 11 seeds up no value rests on a cycle of its own layer, but its
+  From 11 seeds up no value rests on a cycle of its own layer, but its
   captures lead into layers whose values may: the game bounds leave most of
-  those layers open, and the values there are taken as exact all the same.)
+  those layers open. There the value stays the guess, except where the
+  result the bounds prove at the root (a draw or a win for the side to move,
+  :meth:`Searcher.proven_target`) is at stake: a database position whose
+  proven bound would leave that side under it is scored by the bound. This
+  needs the stored bounds (``endgame build --bounds``); without them the
+  values from 11 seeds up are taken as they are.
 """
 
 from __future__ import annotations
@@ -683,6 +688,10 @@ class Searcher:
     ``values`` is an endgame database (flat array from
     :mod:`core.engine.retrograde` or ``companion.endgame_store.load``) and
     ``db_max`` its highest layer; without one the search plays on to the end.
+    ``bounds``: the game bounds stored beside it (``companion.endgame_store.load_bounds``);
+    with them, and ``guard``, the search keeps the result they prove at its root (see
+    :meth:`proven_target`); without them it computes the layers under
+    :data:`DB_EXACT_FROM` seeds itself (:func:`database_bounds`).
     Thread-safety: one search at a time per Searcher; :meth:`stop` may be
     called from any thread.
     """

@@ -174,3 +174,35 @@ def test_endgame_databases_are_used_when_built(tmp_path: Path) -> None:
     finally:
         if e.proc.poll() is None:
             e.proc.kill()
+
+
+def bestmove_at(cache: Path, fen: str, depth: int) -> str:
+    """The engine's ``bestmove`` at ``fen`` searched to ``depth`` plies, book off."""
+    e = Engine(cache=cache)
+    try:
+        e.send("setoption name OwnBook value false")
+        e.send("isready")
+        e.until("readyok", timeout=120)
+        e.send(f"position fen {fen}")
+        e.send(f"go depth {depth}")
+        best = e.until("bestmove", timeout=120)[-1].split()[1]
+        e.send("quit")
+        assert e.proc.wait(10) == 0
+        return best
+    finally:
+        if e.proc.poll() is None:
+            e.proc.kill()
+
+
+def test_the_stored_game_bounds_keep_a_proven_draw(tmp_path: Path) -> None:
+    """An 11-seed board where the bounds prove South a draw that D, rated higher by the
+    values, gives up (``tests/engine/test_proof_guard.py``): with the values alone the
+    engine plays D at depth 12; once ``endgame build --bounds`` has stored the bounds it
+    maps them and plays F, the one move that keeps the draw."""
+    from companion import endgame_store
+
+    fen = "0-1-1-1-3-3-0-0-1-0-1-0-19-18-S"
+    endgame_store.build(12, root=tmp_path, show_progress=False)
+    assert bestmove_at(tmp_path, fen, 12) == "D"
+    endgame_store.build_bounds(12, root=tmp_path, show_progress=False)
+    assert bestmove_at(tmp_path, fen, 12) == "F"
