@@ -259,7 +259,9 @@ def negamax(
             # reached without a capture, the value ignores the history since the
             # last one (a repetition could end the game sooner): a guess
             stats[EVALS] += 1
-        if r < lows.shape[0]:
+        if r < lows.shape[0] and (seeds < DB_EXACT_FROM or stats[GUARD] > 0):
+            # (read only where used: from 11 seeds up the bounds are a gigabyte
+            # mapped, and each read may be a page the search has not touched yet)
             g = int(lows[r]) if ply % 2 == 0 else int(highs[r])
             if seeds < DB_EXACT_FROM:
                 # (never reached by a capture here: exact_here needs DB_EXACT_FROM
@@ -269,7 +271,7 @@ def negamax(
                 # (it moves at even plies), so that it does not steer into a "won"
                 # ending it cannot win.
                 v = g
-            elif stats[GUARD] > 0 and g != v:
+            elif g != v:
                 # From DB_EXACT_FROM seeds up the value may rest on the convention
                 # below, through captures. Where the root's proven result is at stake
                 # (the side searched for would end under stats[GUARD] seeds by what
