@@ -194,6 +194,7 @@ def play_game(
         except EngineFault as exc:
             result.fault, result.faulty = str(exc), k
             return result
+        report.seeds = sum(p.pits)
         result.reports[k].append(report)
         if report.pit is None:
             result.fault, result.faulty = f"{engines[k].name} claimed the game was over", k
@@ -258,6 +259,35 @@ def side_figures(reports: list[MoveReport], movetime: float) -> str:
     if secs:
         parts.append(f"{statistics.mean(secs):.2f} s/move (max {max(secs):.2f})")
     return ", ".join(parts)
+
+
+#: Boards with more seeds than this are in no endgame table of ours (22) or Aalina's (12).
+NO_TABLE_ABOVE = 22
+
+
+def open_board_depth(reports: list[MoveReport], movetime: float) -> str:
+    """Depth over the full-time moves of boards no endgame table holds (more than
+    :data:`NO_TABLE_ABOVE` seeds), and per second of thinking: where both sides search
+    on their evaluation alone, the fair comparison of search speed (an engine that
+    reports no nodes can still be compared by it)."""
+    full = [
+        r
+        for r in reports
+        if r.seconds >= movetime / 2
+        and not r.book
+        and r.depth is not None
+        and r.seeds is not None
+        and r.seeds > NO_TABLE_ABOVE
+    ]
+    if not full:
+        return f"boards of more than {NO_TABLE_ABOVE} seeds: no full-time move with a depth"
+    depths = [r.depth for r in full if r.depth is not None]
+    per_second = [r.depth / r.seconds for r in full if r.depth is not None]
+    return (
+        f"boards of more than {NO_TABLE_ABOVE} seeds: depth mean {statistics.mean(depths):.1f} "
+        f"median {statistics.median(depths)}, per second of thinking median "
+        f"{statistics.median(per_second):.1f}, over {len(full)} full-time moves"
+    )
 
 
 def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
@@ -421,5 +451,8 @@ def print_totals(
     for k in (0, 1):
         reports = [r for g in results for r in g.reports[k]]
         write(f"  {names[k]}: {side_figures(reports, seconds)}\n")
+    for k in (0, 1):
+        reports = [r for g in results for r in g.reports[k]]
+        write(f"  {names[k]}, {open_board_depth(reports, seconds)}\n")
     seeds = sorted({g.seed for g in results})
     write(f"  opening seeds: {seeds[0]}..{seeds[-1]} (pair k: seed*100000 + k)\n")

@@ -47,6 +47,8 @@ class MoveReport:
     score_cp: int | None = None
     mate: int | None = None
     pv: tuple[str, ...] = ()
+    seeds: int | None = None
+    """Seeds on the board when the move was asked for (set by the match bench)."""
 
 
 class ProtocolEngine:

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from companion import endgame_store
+from companion.commands.engine_client import MoveReport
 from companion.engine_match import (
     GameResult,
     elo,
+    open_board_depth,
     opening_for,
     proven,
     rating,
@@ -70,6 +72,32 @@ def test_ours_against_ours_plays_whole_games(ours: str) -> None:
         assert all(r.depth is None for r in g.reports[0] if r.book)
     assert any(r.book for g in results for r in g.reports[0])  # the 2-ply openings are in it
     assert "Elo difference" in text and "nps mean" in text and "game   2 seed 700000" in text
+    # each move's board size is noted: the opening's first moves are at 48 seeds
+    assert all(r.seeds is not None and 0 < r.seeds <= 48 for g in results for r in g.reports[0])
+    assert results[0].reports[0][0].seeds == 48
+    assert "boards of more than 22 seeds:" in text
+
+
+def test_open_board_depth_counts_full_time_moves_of_untabled_boards_only() -> None:
+    """Depth on boards no table holds: a book move, an early answer and a 20-seed board
+    are left out; per second is each move's depth over its thinking time."""
+
+    def move(depth: int | None, seconds: float, seeds: int, book: bool = False) -> MoveReport:
+        return MoveReport(0, depth, None, None, seconds, book, seeds=seeds)
+
+    reports = [
+        move(20, 0.5, 40),
+        move(30, 0.4, 30),
+        move(10, 0.5, 24),
+        move(None, 0.01, 46, book=True),
+        move(60, 0.1, 35),  # answered early
+        move(50, 0.5, 20),  # a tabled board
+    ]
+    line = open_board_depth(reports, 0.5)
+    assert "depth mean 20.0 median 20" in line
+    assert "per second of thinking median 40.0" in line  # 20/0.5, 30/0.4, 10/0.5
+    assert "over 3 full-time moves" in line
+    assert "no full-time move" in open_board_depth(reports[3:], 0.5)
 
 
 def test_an_illegal_move_voids_the_game_and_is_counted(ours: str, tmp_path: Path) -> None:
