@@ -233,14 +233,17 @@ def elo(points: float, games: int, results: list[float]) -> tuple[float, float, 
     return to_elo(s), to_elo(s - 1.96 * se), to_elo(s + 1.96 * se)
 
 
-def side_figures(reports: list[MoveReport], movetime: float) -> str:
-    """Depth and nps of one side over its full-time moves, with the rest counted.
+def full_time(reports: list[MoveReport], movetime: float) -> list[MoveReport]:
+    """The moves that took at least half of ``movetime`` and came from no book: a move
+    answered sooner was found in a book or proven (an endgame table, a forced line), and
+    its depth says nothing about the search's speed."""
+    return [r for r in reports if r.seconds >= movetime / 2 and not r.book]
 
-    A full-time move is one that took at least half of ``movetime``: a move
-    answered sooner was found in a book or proven (an endgame table, a
-    forced line), and its depth says nothing about the search's speed.
-    """
-    full = [r for r in reports if r.seconds >= movetime / 2 and not r.book]
+
+def side_figures(reports: list[MoveReport], movetime: float) -> str:
+    """Depth and nps of one side over its full-time moves (:func:`full_time`), with the
+    rest counted."""
+    full = full_time(reports, movetime)
     depths = [r.depth for r in full if r.depth is not None]
     nps = [r.nps for r in full if r.nps is not None]
     book = sum(r.book for r in reports)
@@ -272,12 +275,8 @@ def open_board_depth(reports: list[MoveReport], movetime: float) -> str:
     reports no nodes can still be compared by it)."""
     full = [
         r
-        for r in reports
-        if r.seconds >= movetime / 2
-        and not r.book
-        and r.depth is not None
-        and r.seeds is not None
-        and r.seeds > NO_TABLE_ABOVE
+        for r in full_time(reports, movetime)
+        if r.depth is not None and r.seeds is not None and r.seeds > NO_TABLE_ABOVE
     ]
     if not full:
         return f"boards of more than {NO_TABLE_ABOVE} seeds: no full-time move with a depth"
