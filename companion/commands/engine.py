@@ -82,8 +82,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--bounds",
         action="store_true",
         help="also store the game bounds (what each side can force under the real cycle "
-        "rule; the match bench rates games by them): to 22 seeds about 13 minutes here, "
-        "and twice the values' disk space",
+        "rule; the engine keeps a result they prove, the match bench rates games by "
+        "them): to 22 seeds about 13 minutes here, and twice the values' disk space",
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=run_endgame_build)
