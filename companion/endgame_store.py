@@ -44,7 +44,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 import numpy as np
 import platformdirs
@@ -238,6 +238,14 @@ class ProgressBar:
 LayerDone = Callable[[dict[str, int | float]], None]
 
 
+def _append(out: BinaryIO, layer: np.ndarray) -> None:
+    """Append a layer's bytes to a store file and wait until they are on disk: a layer
+    on disk is a layer kept."""
+    out.write(layer.tobytes())
+    out.flush()
+    os.fsync(out.fileno())
+
+
 def build(
     max_seeds: int,
     root: Path | None = None,
@@ -268,9 +276,7 @@ def build(
                 )
                 info["seconds"] = time.perf_counter() - started
                 start = layer_offset(seeds)
-                out.write(values[start : start + layer_size(seeds)].tobytes())
-                out.flush()
-                os.fsync(out.fileno())  # a layer on disk is a layer kept
+                _append(out, values[start : start + layer_size(seeds)])
                 if bar is not None:
                     bar.layer_done(seeds)
                 if on_layer is not None:
@@ -319,10 +325,8 @@ def _build_bounds(
             started = time.perf_counter()
             still_open = retrograde.bound_layer(seeds, lows, highs, bar.update if bar else None)
             start, stop = layer_offset(seeds), layer_offset(seeds + 1)
-            for out, array in ((low_out, lows), (high_out, highs)):
-                out.write(array[start:stop].tobytes())
-                out.flush()
-                os.fsync(out.fileno())
+            _append(low_out, lows[start:stop])
+            _append(high_out, highs[start:stop])
             if bar is not None:
                 bar.layer_done(seeds)
             if on_layer is not None:

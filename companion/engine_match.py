@@ -273,19 +273,19 @@ def open_board_depth(reports: list[MoveReport], movetime: float) -> str:
     :data:`NO_TABLE_ABOVE` seeds), and per second of thinking: where both sides search
     on their evaluation alone, the fair comparison of search speed (an engine that
     reports no nodes can still be compared by it)."""
-    full = [
-        r
+    moves = [
+        (r.depth, r.seconds)
         for r in full_time(reports, movetime)
         if r.depth is not None and r.seeds is not None and r.seeds > NO_TABLE_ABOVE
     ]
-    if not full:
+    if not moves:
         return f"boards of more than {NO_TABLE_ABOVE} seeds: no full-time move with a depth"
-    depths = [r.depth for r in full if r.depth is not None]
-    per_second = [r.depth / r.seconds for r in full if r.depth is not None]
+    depths = [depth for depth, _ in moves]
+    per_second = [depth / seconds for depth, seconds in moves]
     return (
         f"boards of more than {NO_TABLE_ABOVE} seeds: depth mean {statistics.mean(depths):.1f} "
         f"median {statistics.median(depths)}, per second of thinking median "
-        f"{statistics.median(per_second):.1f}, over {len(full)} full-time moves"
+        f"{statistics.median(per_second):.1f}, over {len(moves)} full-time moves"
     )
 
 
@@ -447,11 +447,10 @@ def print_totals(
             f"(won {sum(g.proven_promise == 1.0 for g in proved)}, drawn "
             f"{sum(g.proven_promise == 0.5 for g in proved)}; the goal: none below)\n"
         )
+    sides = [[r for g in results for r in g.reports[k]] for k in (0, 1)]
     for k in (0, 1):
-        reports = [r for g in results for r in g.reports[k]]
-        write(f"  {names[k]}: {side_figures(reports, seconds)}\n")
+        write(f"  {names[k]}: {side_figures(sides[k], seconds)}\n")
     for k in (0, 1):
-        reports = [r for g in results for r in g.reports[k]]
-        write(f"  {names[k]}, {open_board_depth(reports, seconds)}\n")
+        write(f"  {names[k]}, {open_board_depth(sides[k], seconds)}\n")
     seeds = sorted({g.seed for g in results})
     write(f"  opening seeds: {seeds[0]}..{seeds[-1]} (pair k: seed*100000 + k)\n")

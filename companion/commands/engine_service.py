@@ -172,10 +172,10 @@ class EngineService:
             except (BookError, OSError) as exc:
                 self._error(f"the opening book cannot be read ({exc}); playing without it")
         warm_up()
-        if self._database is not None and self.use_database and self._bounds is None:
-            # (the game bounds under 11 seeds, where none are stored: computed before
+        if self._database is not None and self.use_database:
+            # (the game bounds under 11 seeds, where none are stored, are computed: before
             # any clock starts)
-            database_bounds(endgame_store.database_seeds(self._database))
+            database_bounds(endgame_store.database_seeds(self._database), self._bounds)
 
     def _thinking(self) -> bool:
         """Whether a search is running (one that has answered is waited for here)."""

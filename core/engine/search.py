@@ -589,12 +589,21 @@ _NO_BOUNDS = (np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8))
 _bounds_cache: list[tuple[int, npt.NDArray[np.uint8], npt.NDArray[np.uint8]]] = []
 
 
-def database_bounds(db_max: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
-    """The bounds a :class:`Searcher` with databases up to ``db_max`` seeds uses:
-    :func:`core.engine.retrograde.game_bounds` of its layers below :data:`DB_EXACT_FROM`
-    (they depend on the rules only, not on the stored values), computed once (under a
-    second once compiled: call it before a clock starts)."""
+def database_bounds(
+    db_max: int,
+    stored: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """The bounds a :class:`Searcher` with databases up to ``db_max`` seeds uses.
+
+    The ``stored`` game bounds (``companion.endgame_store.load_bounds``), as far as the
+    databases go, where they hold every layer below :data:`DB_EXACT_FROM` the databases
+    do; else :func:`core.engine.retrograde.game_bounds` of those layers (they depend on
+    the rules only, not on the stored values), computed once (under a second once
+    compiled: call this before a clock starts)."""
     below = min(db_max + 1, DB_EXACT_FROM)
+    if stored is not None and stored[0].shape[0] >= layer_offset(below):
+        size = layer_offset(db_max + 1)
+        return stored[0][:size], stored[1][:size]
     for upto, lows, highs in _bounds_cache:
         if upto == below:
             return lows, highs
@@ -728,14 +737,7 @@ class Searcher:
         #: searched for where the value is the cycle convention (see :func:`negamax`).
         self.lows, self.highs = _NO_BOUNDS
         if usable and cycle_bounds and cycle_needed > 0 and self.db_max >= 0:
-            stored = bounds is not None and bounds[0].shape[0] >= layer_offset(DB_EXACT_FROM)
-            if bounds is not None and stored:
-                # the stored bounds, as far as the values go (the same layers below
-                # DB_EXACT_FROM as database_bounds computes, and the ones above)
-                size = min(bounds[0].shape[0], self.values.shape[0])
-                self.lows, self.highs = bounds[0][:size], bounds[1][:size]
-            else:
-                self.lows, self.highs = database_bounds(self.db_max)
+            self.lows, self.highs = database_bounds(self.db_max, bounds)
         #: Keep the result the bounds prove at the root (see :meth:`proven_target`).
         self.guard = guard
         self._last_target = 0
@@ -756,11 +758,11 @@ class Searcher:
         seeds = int(board.sum())
         if seeds < DB_EXACT_FROM or self.lows.shape[0] < layer_offset(seeds + 1):
             return 0
-        low = int(self.lows[OFFSETS[seeds] + rank(board, CUMULATIVE)])
+        forced = mine + int(self.lows[OFFSETS[seeds] + rank(board, CUMULATIVE)])
         total = seeds + mine + theirs
-        if 2 * (mine + low) > total:
+        if 2 * forced > total:
             return total // 2 + 1
-        if 2 * (mine + low) == total:
+        if 2 * forced == total:
             return total // 2
         return 0
 
