@@ -23,7 +23,7 @@ import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -93,3 +93,36 @@ def njit_parallel(fn: F) -> F:
 #: numba's parallel range inside compiled code (numba recognises the object
 #: itself, whatever name it is bound to); plain ``range`` without numba.
 prange: Callable[..., range] = _numba.prange if HAVE_NUMBA else range
+
+
+def _same(array: Any) -> Any:
+    return array
+
+
+#: ``borrowed(array)`` inside compiled code: a view of ``array`` that owns nothing, so
+#: passing it on costs no reference counting (numba counts a reference to every array a
+#: compiled function is given, on entry and again on return: two atomic operations per
+#: array per call, which in a recursive search was half its time). The caller must keep
+#: ``array`` alive while the view is in use. Without numba: ``array`` itself.
+borrowed: Callable[[Any], Any] = _same
+if HAVE_NUMBA:
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _borrowed(typingctx: Any, array: Any) -> Any:
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            source = context.make_array(array)(context, builder, args[0])
+            view = context.make_array(array)(context, builder)
+            for name in ("nitems", "itemsize", "data", "shape", "strides"):
+                setattr(view, name, getattr(source, name))
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)  # type: ignore[no-untyped-call]
+            view.parent = cgutils.get_null_value(view.parent.type)  # type: ignore[no-untyped-call]
+            return view._getvalue()
+
+        return array(array), codegen
+
+    borrowed = cast("Callable[[Any], Any]", _borrowed)

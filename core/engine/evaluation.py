@@ -86,24 +86,24 @@ def _sowing_capture(
     side holds ``before`` seeds, without changing ``board``: every other pit gets ``q``
     seeds (whole laps, the emptied pit skipped) and the ``r`` after ``pit`` one more,
     the last landing on ``pit + r``."""
-    c = int(board[pit])
-    q = c // 11
-    r = c % 11
-    if r == 0:
-        r = 11
-        q -= 1
+    c = int(board[pit])  # (at least 1: callers skip empty pits)
+    q = 0 if c <= 11 else (c - 1) // 11
+    r = c - 11 * q
     other = 6 - first
-    sown_there = 0
-    for j in range(other, other + 6):
-        sown_there += q + (1 if (j - pit) % 12 <= r else 0)
-    last = (pit + r) % 12
+    # (closed forms, no modulo: this runs twelve times a leaf) The other side's pit
+    # ``other + j`` lies ``6 - p + j`` pits after ``pit`` (``p`` its place on its side,
+    # 0-5), so the ``r`` extra seeds reach ``r - 5 + p`` of its six pits, at most all.
+    p = pit - first
+    sown_there = 6 * q + min(max(r - 5 + p, 0), 6)
+    last = pit + r
+    if last >= 12:
+        last -= 12
     if last < other or last >= other + 6:
         return 0, sown_there
     taken = 0
     pos = last
     while pos >= other:
-        d = (pos - pit) % 12
-        n = int(board[pos]) + q + (1 if d <= r else 0)
+        n = int(board[pos]) + q + (1 if 6 - p + pos - other <= r else 0)
         if n != 2 and n != 3:
             break
         taken += n

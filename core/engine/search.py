@@ -15,6 +15,7 @@ Techniques, and why:
   move is also the first move tried at the next depth. Positions are stored
   from the mover's side, so South-to-move and the mirrored North-to-move
   board share an entry, which is sound because the rules are symmetric.
+  Each entry's key and payload lie side by side: one cache line per probe.
 * **Move ordering**: table move, then captures (largest first), then the two
   killer moves of the ply, then the history score (moves that caused
   cut-offs before).
@@ -75,7 +76,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.engine import retrograde, segment
-from core.engine._jit import njit, njit_typed
+from core.engine._jit import borrowed, njit, njit_typed
 from core.engine.evaluation import DEFAULT_WEIGHTS, WIN, evaluate, final_score
 from core.engine.kernel import (
     NO_CAPTURE,
@@ -135,6 +136,10 @@ def zobrist_keys(seed: int = 2002) -> U64:
     return rng.integers(1, 2**63 - 1, size=(14, 200), dtype=np.int64).astype(np.uint64)
 
 
+#: The search's Zobrist keys (a global: numba freezes it into the compiled code).
+ZOB = zobrist_keys()
+
+
 @njit
 def position_hash(board: I8, mine: int, theirs: int, zob: U64) -> np.uint64:
     """Zobrist hash of a mover-relative board and the two stores."""
@@ -152,8 +157,8 @@ def tt_pack(score: int, depth: int, flag: int, move: int) -> int:
 
 #: Types of :func:`negamax`, given explicitly so numba can cache the recursion.
 NEGAMAX_SIGNATURE = (
-    "int64(int8[::1], int64, int64, int64, int64, int64, int64, uint64[::1], int64[::1], "
-    "uint64[:, ::1], uint8[::1], uint8[::1], uint8[::1], int64, int64[::1], int64[:, :, ::1], "
+    "int64(int8[::1], int64, int64, int64, int64, int64, int64, uint64[:, ::1], "
+    "uint8[::1], uint8[::1], uint8[::1], int64, "
     "int64[::1], int64[::1], "
     "int8[:, :, ::1], int64[:, ::1], int64[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], "
     "int64, uint64[::1], int64, int64, int64)"
@@ -199,15 +204,11 @@ def negamax(
     alpha: int,
     beta: int,
     ply: int,
-    tt_keys: U64,
-    tt_data: I64,
-    zob: U64,
+    tt: U64,
     values: npt.NDArray[np.uint8],
     lows: npt.NDArray[np.uint8],
     highs: npt.NDArray[np.uint8],
     db_max: int,
-    offsets: I64,
-    table: I64,
     weights: I64,
     stats: I64,
     after: I8,
@@ -241,7 +242,7 @@ def negamax(
     total = seeds + mine + theirs
     if 2 * mine > total or 2 * theirs > total:  # more than half: the game is decided
         return final_score(mine, theirs)
-    h = position_hash(board, mine, theirs, zob)
+    h = position_hash(board, mine, theirs, ZOB)
     idx = base + ply
     hist[idx] = h
     if repeated(hist, idx, floor, needed):  # the cycle rule ends the game here
@@ -252,7 +253,7 @@ def negamax(
         return final_score(mine + end, theirs + seeds - end)
     exact_here = needed <= 0 or (idx == floor and seeds >= DB_EXACT_FROM)
     if seeds <= db_max and (exact_here or depth <= 0):
-        r = offsets[seeds] + rank(board, table)
+        r = OFFSETS[seeds] + rank(board, CUMULATIVE)
         v = int(values[r])
         stats[DB_HITS] += 1
         if not exact_here:
@@ -293,11 +294,11 @@ def negamax(
     # (scores below rest on bounds chosen for the side the search plays for: the table
     # keeps a board seen by that side apart from the same board seen by the other)
     tk = h ^ PARITY_KEY if ply % 2 == 1 else h
-    slot = tk & np.uint64(tt_keys.shape[0] - 1)
+    slot = tk & np.uint64(tt.shape[0] - 1)
     tt_move = -1
-    if tt_keys[slot] == tk:
-        data = tt_data[slot]
-        tt_move = (data & 15) - 1
+    if tt[slot, 0] == tk:
+        data = np.int64(tt[slot, 1])
+        tt_move = int((data & 15) - 1)
         t_depth = (data >> 8) & 255
         if t_depth >= depth and not history_bound:
             t_flag = (data >> 4) & 3
@@ -312,8 +313,10 @@ def negamax(
                 return t_score
 
     count = legal_moves(board, moves[ply], mode)
-    order = np.empty(6, dtype=np.int64)
-    keys = np.empty(6, dtype=np.int64)
+    # (a ply's row of ``taken`` holds the seeds each move takes, then the order and
+    # keys: no array is allocated per node)
+    order = taken[ply, 6:12]
+    keys = taken[ply, 12:18]
     for k in range(count):
         pit = moves[ply, k]
         taken[ply, k] = play_into(board, pit, after[ply, k], mode)
@@ -363,15 +366,11 @@ def negamax(
                 lo,
                 -alpha,
                 ply + 1,
-                tt_keys,
-                tt_data,
-                zob,
+                tt,
                 values,
                 lows,
                 highs,
                 db_max,
-                offsets,
-                table,
                 weights,
                 stats,
                 after,
@@ -416,11 +415,29 @@ def negamax(
         flag = LOWER
     if stats[EVALS] + stats[TAINTED] > guesses_before:
         flag |= HEURISTIC
-    tt_keys[slot] = tk
+    tt[slot, 0] = tk
     # a score that rests on a repetition holds for this history only: keep just the move
     stored_depth = 0 if stats[REPS] > reps_before or history_bound else min(depth, 255)
-    tt_data[slot] = tt_pack(best, stored_depth, flag, best_move)
+    tt[slot, 1] = np.uint64(tt_pack(best, stored_depth, flag, best_move))
     return best
+
+
+#: The search's scratch arrays, per ply: boards after each move, (seeds taken, move
+#: order, ordering keys), legal moves, the board searched, killer moves; and the
+#: history score of each pit (see :func:`search_work`).
+Work = tuple[I8, I64, I64, I8, I64, I64]
+
+
+def search_work() -> Work:
+    """Fresh scratch arrays for :func:`search_root`."""
+    return (
+        np.zeros((MAX_PLY, 6, 12), dtype=np.int8),
+        np.zeros((MAX_PLY, 18), dtype=np.int64),
+        np.zeros((MAX_PLY, 6), dtype=np.int64),
+        np.zeros((MAX_PLY, 12), dtype=np.int8),
+        np.full((MAX_PLY, 2), -1, dtype=np.int64),
+        np.zeros(6, dtype=np.int64),
+    )
 
 
 @njit
@@ -432,15 +449,11 @@ def search_root(
     root_moves: I64,
     exact_all: bool,
     scores: I64,
-    tt_keys: U64,
-    tt_data: I64,
-    zob: U64,
+    tt: U64,
     values: npt.NDArray[np.uint8],
     lows: npt.NDArray[np.uint8],
     highs: npt.NDArray[np.uint8],
     db_max: int,
-    offsets: I64,
-    table: I64,
     weights: I64,
     stats: I64,
     mode: int,
@@ -449,6 +462,7 @@ def search_root(
     needed: int,
     guess: int,
     window: int,
+    work: Work,
 ) -> bool:
     """Score every move of ``root_moves`` at ``depth`` into ``scores``; False if stopped.
 
@@ -460,16 +474,31 @@ def search_root(
     the game (the cycle rule: 1, 2, or 0 for none). ``window`` > 0: an
     aspiration window, the first move searched within ``guess ± window``
     (the last depth's score) and again in full only if it falls outside.
+    ``work``: the search's scratch arrays (:func:`search_work`), which the caller keeps.
     """
-    hist[base] = position_hash(board, mine, theirs, zob)
-    after = np.zeros((MAX_PLY, 6, 12), dtype=np.int8)
-    taken = np.zeros((MAX_PLY, 6), dtype=np.int64)
-    moves = np.zeros((MAX_PLY, 6), dtype=np.int64)
-    child = np.zeros((MAX_PLY, 12), dtype=np.int8)
-    killers = np.full((MAX_PLY, 2), -1, dtype=np.int64)
-    history = np.zeros(6, dtype=np.int64)
-    first_after = np.zeros(12, dtype=np.int8)
-    first_child = np.zeros(12, dtype=np.int8)
+    hist[base] = position_hash(board, mine, theirs, ZOB)
+    after_, taken_, moves_, child_, killers_, history_ = work
+    killers_[:] = -1
+    history_[:] = 0
+    # negamax gets views that own nothing: it is called for every node, and numba
+    # counts a reference to each array it is given, on entry and on return (two atomic
+    # operations per array per node). The caller (Searcher, or warm_up) keeps the
+    # arrays alive until the search is over.
+    tt = borrowed(tt)
+    values = borrowed(values)
+    lows = borrowed(lows)
+    highs = borrowed(highs)
+    weights = borrowed(weights)
+    stats = borrowed(stats)
+    hist = borrowed(hist)
+    after = borrowed(after_)
+    taken = borrowed(taken_)
+    moves = borrowed(moves_)
+    child = borrowed(child_)
+    killers = borrowed(killers_)
+    history = borrowed(history_)
+    first_after = after[0, 0]  # (row 0 is the root's: negamax uses rows 1 and up)
+    first_child = child[0]
     alpha = -INF
     for i in range(root_moves.shape[0]):
         gain = play_into(board, root_moves[i], first_after, mode)
@@ -488,15 +517,11 @@ def search_root(
                 -hi,
                 -lo,
                 1,
-                tt_keys,
-                tt_data,
-                zob,
+                tt,
                 values,
                 lows,
                 highs,
                 db_max,
-                offsets,
-                table,
                 weights,
                 stats,
                 after,
@@ -535,8 +560,7 @@ def principal_variation(
     mine: int,
     theirs: int,
     first: int,
-    tt_keys: U64,
-    tt_data: I64,
+    tt: U64,
     zob: U64,
     out: I64,
     mode: int,
@@ -563,10 +587,10 @@ def principal_variation(
         h = position_hash(cur, mine, theirs, zob)
         if ply % 2 == 1:
             h ^= PARITY_KEY  # (as negamax keys the table)
-        slot = h & np.uint64(tt_keys.shape[0] - 1)
-        if tt_keys[slot] != h:
+        slot = h & np.uint64(tt.shape[0] - 1)
+        if tt[slot, 0] != h:
             break
-        pit = (tt_data[slot] & 15) - 1
+        pit = int((np.int64(tt[slot, 1]) & 15) - 1)
         legal = False
         for k in range(count):
             if moves[k] == pit:
@@ -636,15 +660,11 @@ def warm_up() -> None:
         np.arange(6, dtype=np.int64),
         True,
         np.zeros(6, np.int64),
-        np.zeros(2, np.uint64),
-        np.zeros(2, np.int64),
-        zobrist_keys(),
+        np.zeros((2, 2), np.uint64),
         np.zeros(1, np.uint8),
         np.zeros(0, np.uint8),
         np.zeros(0, np.uint8),
         -1,
-        OFFSETS,
-        CUMULATIVE,
         DEFAULT_WEIGHTS,
         stats,
         NO_CAPTURE,
@@ -653,14 +673,14 @@ def warm_up() -> None:
         1,
         0,
         0,
+        search_work(),
     )
     principal_variation(
         board,
         0,
         0,
         0,
-        np.zeros(2, np.uint64),
-        np.zeros(2, np.int64),
+        np.zeros((2, 2), np.uint64),
         zobrist_keys(),
         np.zeros(4, np.int64),
         NO_CAPTURE,
@@ -742,10 +762,10 @@ class Searcher:
         self.guard = guard
         self._last_target = 0
         self.weights = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, np.int64)
-        self.tt_keys = np.zeros(1 << tt_bits, dtype=np.uint64)
-        self.tt_data = np.zeros(1 << tt_bits, dtype=np.int64)
-        self.zob = zobrist_keys()
+        self.tt = np.zeros((1 << tt_bits, 2), dtype=np.uint64)
+        self.zob = ZOB  # (the keys negamax hashes with: history hashes must match)
         self.stats = np.zeros(STATS, dtype=np.int64)
+        self._work = search_work()
 
     def proven_target(self, board: I8, mine: int, theirs: int) -> int:
         """The seeds the mover must end with to keep the result (win, draw) the game
@@ -768,7 +788,7 @@ class Searcher:
 
     def clear(self) -> None:
         """Forget the transposition table (a new game)."""
-        self.tt_keys[:] = 0
+        self.tt[:, 0] = 0
 
     def stop(self) -> None:
         """Ask the running search to stop soon (within about a thousand nodes)."""
@@ -883,15 +903,11 @@ class Searcher:
                 root,
                 exact_all,
                 scores,
-                self.tt_keys,
-                self.tt_data,
-                self.zob,
+                self.tt,
                 self.values,
                 self.lows,
                 self.highs,
                 self.db_max,
-                OFFSETS,
-                CUMULATIVE,
                 self.weights,
                 self.stats,
                 self.mode,
@@ -900,6 +916,7 @@ class Searcher:
                 self.cycle_needed,
                 guess,
                 window,
+                self._work,
             )
             total_nodes += int(self.stats[NODES])
             if not finished and result is not None:
@@ -908,7 +925,7 @@ class Searcher:
             best = max(order, key=lambda m: by_move[m])
             pv_buf = np.zeros(min(depth, 40), dtype=np.int64)
             length = principal_variation(
-                board, mine, theirs, best, self.tt_keys, self.tt_data, self.zob, pv_buf, self.mode
+                board, mine, theirs, best, self.tt, self.zob, pv_buf, self.mode
             )
             result = SearchResult(
                 best=best,

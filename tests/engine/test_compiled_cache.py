@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from core.engine import _jit
 
 CORE = Path(__file__).resolve().parents[2] / "core"
@@ -65,3 +67,16 @@ def test_a_search_cached_before_the_evaluation_changed_runs_the_new_evaluation(
     # every leaf one centi-seed better for its mover: the root, a ply above, one worse
     evaluation.write_text(text.replace("    return int(total)\n", "    return int(total) + 1\n"))
     assert score() == before - 1
+
+
+def test_a_borrowed_view_is_the_same_memory_in_compiled_code() -> None:
+    @_jit.njit
+    def fill(target: np.ndarray, value: int) -> int:
+        view = _jit.borrowed(target)
+        for i in range(view.shape[0]):
+            view[i] = value + i
+        return int(view.sum())
+
+    target = np.zeros(5, dtype=np.int64)
+    assert fill(target, 10) == 60
+    assert list(target) == [10, 11, 12, 13, 14]  # (written through the view)
