@@ -11,7 +11,7 @@ import pytest
 from core.engine import retrograde
 from core.engine.evaluation import WIN, final_score
 from core.engine.kernel import to_relative
-from core.engine.search import Searcher, describe_score
+from core.engine.search import Searcher, SearchResult, describe_score
 from tests.engine.brute_force import boards
 
 
@@ -90,6 +90,20 @@ def test_node_limit_and_stop_from_another_thread() -> None:
     stopped = searcher.search(board, seconds=30.0)
     assert time.perf_counter() - started < 5.0
     assert stopped.depth >= 1
+
+
+def test_a_depth_that_could_not_finish_in_the_time_left_is_not_started() -> None:
+    # Depths 3 and 4 are made slow (0.5 s, 0.6 s) by the callback, which runs inside the
+    # iteration's time. After depth 3 (about 0.5 s used of 1.5) another 0.5 s fits: depth
+    # 4 runs. After depth 4 (1.1 s used) another 0.6 s does not: the search stops with
+    # 0.4 s left, where depths 5 and more would each have taken a millisecond.
+    def slow(result: SearchResult) -> None:
+        time.sleep({3: 0.5, 4: 0.6}.get(result.depth, 0.0))
+
+    started = time.perf_counter()
+    result = Searcher().search(to_relative([4] * 12, 0), seconds=1.5, on_iteration=slow)
+    assert result.depth == 4
+    assert time.perf_counter() - started < 1.45
 
 
 def test_other_grand_slam_rules_are_searched_by_their_own_rules() -> None:
