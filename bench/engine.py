@@ -3,6 +3,7 @@
 Usage (each part can be chosen; figures are medians)::
 
     nice .venv/bin/python -m bench.engine --search            # nodes/s, depth in 1 s
+    .venv/bin/python -m bench.engine --search --depth 16      # nodes and time to depth 16
     nice .venv/bin/python -m bench.engine --build 14          # build time per layer
     nice .venv/bin/python -m bench.engine --match --games 100 --time 1.0
     nice .venv/bin/python -m bench.engine --tune --games 40   # evaluation weights
@@ -40,7 +41,7 @@ from companion.engine_fit import fit, make_samples
 from companion.engine_match import OUR_ENGINE, GameResult, run_match
 from core import Position
 from core.engine import retrograde
-from core.engine.analysis import analyze
+from core.engine.analysis import analyze, make_searcher
 from core.engine.evaluation import DEFAULT_WEIGHTS, MATERIAL_ONLY
 from core.engine.fitting import FEATURES
 from core.engine.kernel import to_relative
@@ -84,6 +85,41 @@ def bench_search(count: int, seconds: float) -> None:
     print(
         f"  depth reached:    median {statistics.median(depths)} "
         f"(min {min(depths)}, max {max(depths)})"
+    )
+
+
+def bench_depth(count: int, depth: int, runs: int = 3) -> None:
+    """Nodes and time to a fixed depth, with the endgame databases and game bounds the
+    engine service maps: the same tree for any two versions of the search that differ in
+    speed only (equal node counts say so), so their times compare directly."""
+    warm_up()
+    values, db_max = _database()
+    bounds = endgame_store.load_bounds(db_max) if values is not None else None
+    positions = middlegame_positions(count)
+    times: list[float] = []
+    nodes = 0
+    for _ in range(runs):
+        nodes = 0
+        spent = 0.0
+        for p in positions:
+            searcher = make_searcher(p, values, db_max, bounds)
+            board = to_relative(p.pits, p.to_move)
+            started = time.perf_counter()
+            r = searcher.search(
+                board,
+                p.stores[p.to_move],
+                p.stores[1 - p.to_move],
+                max_depth=depth,
+                exact_all=False,
+            )
+            spent += time.perf_counter() - started
+            nodes += r.nodes
+        times.append(spent)
+    seconds = statistics.median(times)
+    print(f"search to depth {depth}: {count} middlegame positions, {databases_word()}")
+    print(
+        f"  nodes {nodes:,}, seconds median {seconds:.2f} of {runs} runs, "
+        f"nodes per second {nodes / seconds:,.0f}"
     )
 
 
@@ -332,6 +368,12 @@ def main() -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--search", action="store_true", help="nodes/s and depth in --time s")
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=None,
+        help="--search: nodes and seconds to this depth instead (databases as the service)",
+    )
     parser.add_argument("--positions", type=int, default=10, help="middlegame positions")
     parser.add_argument(
         "--build",
@@ -406,7 +448,9 @@ def main() -> int:
     if not (args.search or args.build is not None or args.match or args.tune):
         args.search = True
         args.build = 12
-    if args.search:
+    if args.search and args.depth is not None:
+        bench_depth(args.positions, args.depth)
+    elif args.search:
         bench_search(args.positions, args.time)
     if args.build is not None:
         bench_build(args.build)
