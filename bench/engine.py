@@ -4,6 +4,7 @@ Usage (each part can be chosen; figures are medians)::
 
     nice .venv/bin/python -m bench.engine --search            # nodes/s, depth in 1 s
     .venv/bin/python -m bench.engine --search --depth 16      # nodes and time to depth 16
+    .venv/bin/python -m bench.engine --iterations --positions 40 --time 2  # next depth?
     nice .venv/bin/python -m bench.engine --build 14          # build time per layer
     nice .venv/bin/python -m bench.engine --match --games 100 --time 1.0
     nice .venv/bin/python -m bench.engine --tune --games 40   # evaluation weights
@@ -28,10 +29,13 @@ cover, the engine must score at least the database value.
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +43,7 @@ import numpy as np
 from companion import endgame_store
 from companion.engine_fit import fit, make_samples
 from companion.engine_match import OUR_ENGINE, GameResult, run_match
+from companion.progress import Progress
 from core import Position
 from core.engine import retrograde
 from core.engine.analysis import analyze, make_searcher
@@ -46,7 +51,7 @@ from core.engine.evaluation import DEFAULT_WEIGHTS, MATERIAL_ONLY
 from core.engine.fitting import FEATURES
 from core.engine.kernel import to_relative
 from core.engine.mcts import mcts_move
-from core.engine.search import Searcher, warm_up
+from core.engine.search import Searcher, SearchResult, warm_up
 
 
 def middlegame_positions(count: int, seed: int = 11) -> list[Position]:
@@ -121,6 +126,66 @@ def bench_depth(count: int, depth: int, runs: int = 3) -> None:
         f"  nodes {nodes:,}, seconds median {seconds:.2f} of {runs} runs, "
         f"nodes per second {nodes / seconds:,.0f}"
     )
+
+
+def _note_end(marks: list[float], result: SearchResult) -> None:
+    marks.append(result.seconds)
+
+
+def bench_iterations(count: int, seconds: float) -> None:
+    """When to start the next depth under a time limit: each middlegame board searched
+    for 2.5 times ``seconds`` (databases as the service), the end of each depth noted;
+    then, for each rule "start the next depth only if it could finish taking ``g`` times
+    as long as the last", the boards it leaves a depth short of what ``seconds`` finishes
+    and the time it uses (:data:`core.engine.search.NEXT_ITERATION` is the rule kept)."""
+    warm_up()
+    values, db_max = _database()
+    bounds = endgame_store.load_bounds(db_max) if values is not None else None
+    ends: list[list[float]] = []
+    growth: list[float] = []
+    bar = Progress(count, sys.stderr, label="iterations", unit="boards")
+    for p in middlegame_positions(count, seed=7):
+        searcher = make_searcher(p, values, db_max, bounds)
+        marks: list[float] = []
+        searcher.search(
+            to_relative(p.pits, p.to_move),
+            p.stores[p.to_move],
+            p.stores[1 - p.to_move],
+            seconds=2.5 * seconds,
+            exact_all=False,
+            on_iteration=partial(_note_end, marks),
+        )
+        ends.append(marks)
+        lengths = [b - a for a, b in itertools.pairwise([0.0, *marks])]
+        growth += [b / a for a, b in itertools.pairwise(lengths) if a > 0.02]
+        bar.step(f"depth {len(marks)}")
+    bar.close()
+    print(f"iterations: {count} middlegame boards, {seconds} s per move, {databases_word()}")
+    print(
+        f"  each depth against the one before: median {statistics.median(growth):.2f} times "
+        f"as long, under 1.0 in {sum(g < 1.0 for g in growth)} of {len(growth)}"
+    )
+    for g in (0.0, 1.0, 1.5, 2.0):
+        short = 0
+        used: list[float] = []
+        for marks in ends:
+            full = sum(1 for t in marks if t <= seconds)  # depths finished in time, no rule
+            depth, spent, last = 0, seconds, 0.0
+            for t in marks:
+                if t > seconds:
+                    break
+                depth += 1
+                if g > 0 and t + g * (t - last) > seconds:
+                    spent = t
+                    break
+                last = t
+            short += depth < full
+            used.append(spent)
+        rule = "no rule (the whole time)" if g == 0 else f"next depth {g} times the last"
+        print(
+            f"  {rule:<28} boards a depth short {short:2d}, time used mean "
+            f"{statistics.mean(used):.2f} s"
+        )
 
 
 def bench_build(max_seeds: int) -> None:
@@ -369,6 +434,11 @@ def main() -> int:
     )
     parser.add_argument("--search", action="store_true", help="nodes/s and depth in --time s")
     parser.add_argument(
+        "--iterations",
+        action="store_true",
+        help="when to start the next depth within --time s (--positions boards)",
+    )
+    parser.add_argument(
         "--depth",
         type=int,
         default=None,
@@ -448,6 +518,9 @@ def main() -> int:
     if not (args.search or args.build is not None or args.match or args.tune):
         args.search = True
         args.build = 12
+    if args.iterations:
+        bench_iterations(args.positions, args.time)
+        return 0
     if args.search and args.depth is not None:
         bench_depth(args.positions, args.depth)
     elif args.search:
