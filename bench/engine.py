@@ -183,7 +183,7 @@ def bench_iterations(count: int, seconds: float) -> None:
             used.append(spent)
         rule = "no rule (the whole time)" if g == 0 else f"next depth {g} times the last"
         print(
-            f"  {rule:<28} boards a depth short {short:2d}, time used mean "
+            f"  {rule:<30} boards a depth short {short:2d}, time used mean "
             f"{statistics.mean(used):.2f} s"
         )
 

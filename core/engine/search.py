@@ -118,10 +118,10 @@ DB_EXACT_FROM = 11
 HISTORY_BOUND_BELOW = 20
 
 #: Under a time limit the next depth is started only if it could finish taking this many
-#: times as long as the last one. Measured on 40 middlegame boards at 2 s per move, each
-#: depth took a median 1.8 times as long as the one before, and under 1.0 times in one
-#: of ten: this stops short of no depth the time would have finished, and saves the tenth
-#: of the time the search would spend on one it throws away (``docs/ENGINE.md``).
+#: times as long as the last one. A depth seldom takes less time than the one before, so
+#: this seldom gives up a depth the time would have finished, and it saves the time the
+#: search would spend on one it throws away (``python -m bench.engine --iterations``;
+#: ``docs/ENGINE.md``, "Speed").
 NEXT_ITERATION = 1.0
 
 #: Half-width of the root's aspiration window (centi-seeds).
