@@ -98,8 +98,7 @@ def bench_depth(count: int, depth: int, runs: int = 3) -> None:
     engine service maps: the same tree for any two versions of the search that differ in
     speed only (equal node counts say so), so their times compare directly."""
     warm_up()
-    values, db_max = _database()
-    bounds = endgame_store.load_bounds(db_max) if values is not None else None
+    values, db_max, bounds = _service_databases()
     positions = middlegame_positions(count)
     times: list[float] = []
     nodes = 0
@@ -139,8 +138,7 @@ def bench_iterations(count: int, seconds: float) -> None:
     as long as the last", the boards it leaves a depth short of what ``seconds`` finishes
     and the time it uses (:data:`core.engine.search.NEXT_ITERATION` is the rule kept)."""
     warm_up()
-    values, db_max = _database()
-    bounds = endgame_store.load_bounds(db_max) if values is not None else None
+    values, db_max, bounds = _service_databases()
     ends: list[list[float]] = []
     growth: list[float] = []
     bar = Progress(count, sys.stderr, label="iterations", unit="boards")
@@ -207,6 +205,12 @@ def _database() -> tuple[np.ndarray | None, int]:
     if values is None:
         return None, -1
     return values, endgame_store.database_seeds(values)
+
+
+def _service_databases() -> tuple[np.ndarray | None, int, tuple[np.ndarray, np.ndarray] | None]:
+    """The databases and game bounds the engine service maps (None where not built)."""
+    values, db_max = _database()
+    return values, db_max, endgame_store.load_bounds(db_max) if values is not None else None
 
 
 def play_match(games: int, seconds: float, seed: int) -> None:
@@ -515,12 +519,12 @@ def main() -> int:
     if args.load:
         bench_load(args.time)
         return 0
-    if not (args.search or args.build is not None or args.match or args.tune):
-        args.search = True
-        args.build = 12
     if args.iterations:
         bench_iterations(args.positions, args.time)
         return 0
+    if not (args.search or args.build is not None or args.match or args.tune):
+        args.search = True
+        args.build = 12
     if args.search and args.depth is not None:
         bench_depth(args.positions, args.depth)
     elif args.search:

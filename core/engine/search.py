@@ -610,7 +610,7 @@ def principal_variation(
 
 def history_hashes(boards: list[tuple[I8, int, int]], zob: U64 | None = None) -> U64:
     """Hashes of earlier positions, each a (mover-relative board, mine, theirs), oldest first."""
-    keys = zobrist_keys() if zob is None else zob
+    keys = ZOB if zob is None else zob
     out = np.zeros(len(boards), dtype=np.uint64)
     for i, (board, mine, theirs) in enumerate(boards):
         out[i] = position_hash(np.ascontiguousarray(board, dtype=np.int8), mine, theirs, keys)
@@ -689,7 +689,7 @@ def warm_up() -> None:
         0,
         0,
         np.zeros((2, 2), np.uint64),
-        zobrist_keys(),
+        ZOB,
         np.zeros(4, np.int64),
         NO_CAPTURE,
     )
