@@ -147,6 +147,8 @@ class Tally:
     desyncs: int = 0
     resynced: int = 0
     resync_boards: list[int] = field(default_factory=list)
+    resync_confirmed_boards: list[int] = field(default_factory=list)
+    """The same, counted to the first move confirmed where the game was never lost."""
     resync_seconds: list[float] = field(default_factory=list)
     desync_alerts: int = 0
     lost: list[str] = field(default_factory=list)
@@ -247,6 +249,7 @@ def run_model(
                 tally.resynced += 1
                 tally.resync_seconds.append(ds.resync)
                 tally.resync_boards.append(ds.resync_boards or 0)
+                tally.resync_confirmed_boards.append(ds.resync_confirmed_boards or 0)
             else:
                 tally.lost.append(f"desync {kind} seed {sd}")
     finally:
@@ -283,7 +286,8 @@ def report(model: Model, t: Tally) -> str:
         f"  mistakes found                 {t.found}/{t.mistakes}"
         + (f"  missed: {t.missed_kinds}" if t.missed_kinds else ""),
         f"  desyncs found again            {t.resynced}/{t.desyncs}"
-        f" ({sum(1 for b in t.resync_boards if b <= 2)} within two still boards),"
+        f" ({sum(1 for b in t.resync_boards if b <= 2)} within two still boards;"
+        f" {sum(1 for b in t.resync_confirmed_boards if b <= 2)} to a move confirmed),"
         f" still boards median {_q(t.resync_boards, 0.5):.0f}"
         f" max {max(t.resync_boards, default=0)}, "
         f"seconds median {_q(t.resync_seconds, 0.5):.2f}"

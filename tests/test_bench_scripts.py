@@ -55,4 +55,4 @@ def test_the_referee_bench_says_how_many_desyncs_were_found_within_two_still_boa
     argv = ["--games", "0", "--mistakes", "0", "--desyncs", "1", "--models", "sensor"]
     assert referee_games.main([*argv, "--seed", "2000"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if "desyncs found again" in x)
-    assert "5/5 (5 within two still boards)" in line
+    assert "5/5 (5 within two still boards; 5 to a move confirmed)" in line

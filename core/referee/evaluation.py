@@ -69,6 +69,9 @@ class Score:
     """Seconds from the first still board that shows the game again to finding it."""
     resync_boards: int | None = None
     """Still boards seen from then until it was found (1: at the first)."""
+    resync_confirmed_boards: int | None = None
+    """The same, counted until a move was confirmed where the game was never lost (a move
+    shown as provisional, then confirmed, finds it in :attr:`resync_boards`)."""
     out_of_sync_alerts: int = 0
     events: list[Event] = field(default_factory=list)
 
@@ -98,6 +101,9 @@ def score(
     found_t: float | None = None
     desync_t = play.desync[1] if play.desync else None
     first_move_after: float | None = None
+    first_confirmed_after: float | None = None
+    shown: tuple[float, int, int] | None = None
+    """The provisional move shown since the desync and not withdrawn: (time, ply, pit)."""
     lost: set[int] = set()
     """The out-of-sync alerts raised since the desync (a question closed is no resync)."""
     asked: list[tuple[float, Event, int]] = []
@@ -127,9 +133,17 @@ def score(
                 asked.append((e.t + answer, e, confirmed))
             if keep_events:
                 out.events.append(e)
+            if e.type == "move_provisional" and desync_t is not None and e.t >= desync_t:
+                if shown is None or shown[1:] != (e["ply"], e["pit"]):
+                    shown = (e.t, int(e["ply"]), int(e["pit"]))
+            elif e.type == "move_withdrawn":
+                shown = None
             if e.type == "move":
                 if desync_t is not None and e.t >= desync_t and first_move_after is None:
-                    first_move_after = e.t
+                    # (a move shown as provisional and now confirmed was named when shown)
+                    stood = shown is not None and shown[1:] == (e["ply"], e["pit"])
+                    first_move_after = shown[0] if stood and shown is not None else e.t
+                    first_confirmed_after = e.t
                 i = confirmed
                 out.named.append(int(e["pit"]))
                 if i < len(play.moves) and e["pit"] == play.moves[i]:
@@ -185,12 +199,25 @@ def score(
         # Never lost: the game was followed through the desync without a word (an undo
         # of a move the referee was still reading, the board put back to a position it
         # reaches by play), every move it named right (the last may be still in doubt
-        # when the session ends). It was found again with the first move it named after.
+        # when the session ends). It was found again with the first move it named after,
+        # from the moment it showed that move, as provisional or confirmed: a reading
+        # that showed the move played is the game found, as a still board that matches
+        # closes an out-of-sync alert; the wait for certainty is the move's delay.
         found_t = first_move_after
+        confirmed_t = first_confirmed_after
+    else:
+        confirmed_t = found_t
     if play.desync is not None and found_t is not None and desync_t is not None:
         out.resync = max(0.0, found_t - desync_t)
-        out.resync_boards = sum(1 for s in play.still_boards if desync_t <= s <= found_t) or 1
+        out.resync_boards = _boards(play, desync_t, found_t)
+        assert confirmed_t is not None  # (set whenever found_t is)
+        out.resync_confirmed_boards = _boards(play, desync_t, confirmed_t)
     return out
+
+
+def _boards(play: Playthrough, since: float, until: float) -> int:
+    """Still boards of ``play`` shown from ``since`` to ``until`` (at least one)."""
+    return sum(1 for s in play.still_boards if since <= s <= until) or 1
 
 
 def _latencies(times: list[float], work: list[float], after: list[float]) -> list[float]:

@@ -783,15 +783,35 @@ def test_a_question_settled_after_a_desync_is_not_the_game_found_again() -> None
     # session ended, so the session was not "followed"; the score took a question closed
     # 22 s after the desync (board_restored of an `ambiguous`) for the game found again.
     # Only the close of an out-of-sync alert is a resync; a game never lost is found
-    # with the first move named after the desync.
+    # with the first move named after the desync (from when it was shown).
     play, result = _desync_scored("undo", FLAT_02, 4003)
     assert play.desync is not None
     assert result.out_of_sync_alerts == 0 and result.wrong_moves == 0 and not result.followed
     settled = [e for e in result.events if e.type == "board_restored" and e.t > play.desync[1]]
     assert settled  # (the question closed, which is not what is measured)
-    first = next(e.t for e in result.events if e.type == "move" and e.t >= play.desync[1])
-    assert result.resync == pytest.approx(first - play.desync[1])
+    after = [e for e in result.events if e.t >= play.desync[1]]
+    shown = next(e for e in after if e.type == "move_provisional")
+    first = next(e for e in after if e.type == "move")
+    assert (shown["ply"], shown["pit"]) == (first["ply"], first["pit"]) and shown.t < first.t
+    assert result.resync == pytest.approx(shown.t - play.desync[1])
     assert result.resync_boards is not None and result.resync_boards <= 2
+
+
+@pytest.mark.no_cover
+def test_a_game_never_lost_is_found_when_the_move_after_is_shown_not_when_it_is_sure() -> None:
+    # Flat 0.1 beliefs, desync seed 2003: the one-seed move D, provisional when Undo is
+    # pressed, is played again once the board is put back. The referee shows D as
+    # provisional at the first still board after the undo, right, and confirms it three
+    # still boards on, when the next move's sowing settles the flat beliefs' doubt. It
+    # never lost the game: the wait is the move's confirmation delay, not a resync.
+    play, result = _desync_scored("undo", FLAT_01, 2003)
+    assert play.desync is not None
+    assert result.out_of_sync_alerts == 0 and result.wrong_moves == 0 and result.followed
+    after = [e for e in result.events if e.t >= play.desync[1]]
+    shown = next(e for e in after if e.type == "move_provisional")
+    assert not any(e.type == "move_withdrawn" for e in after)
+    assert result.resync == pytest.approx(shown.t - play.desync[1])
+    assert result.resync_boards == 1 and result.resync_confirmed_boards == 3
 
 
 def test_a_position_set_in_the_desync_bench_is_never_the_one_the_players_play_into() -> None:
