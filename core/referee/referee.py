@@ -99,6 +99,12 @@ COUNTING_STILL = -6.0
 STALE_DEPTH = 10
 #: ... if it holds at least this much of the belief (a doubt split more evenly waits).
 STALE_MASS = 0.75
+#: A doubt about a game's last moves, asked and left unanswered, is taken as the likelier
+#: line if it holds at least this much: no move comes after the end to settle it, and the
+#: board tells nothing more however long it stands, so waiting would leave the game
+#: unfinished on the page for good. The question stays asked: a person's late answer
+#: judges the end again.
+END_MASS = 0.5
 #: A board no history explains, but one history's board at rest differs from it in this
 #: many pits or fewer (and fewer than any other's, the last certain position's included):
 #: that history's moves were played, and then a hand disturbed those pits.
@@ -788,7 +794,8 @@ class Referee:
             # old as it will ever be.
             ended = game_end and mass < threshold and self._end_doubt_closed(t)
             old = ended or self._tracker.depth() >= STALE_DEPTH
-            stale = settled and STALE_MASS <= mass < threshold and old
+            floor = END_MASS if ended else STALE_MASS
+            stale = settled and floor <= mass < threshold and old
             if mass < threshold and not stale:
                 self._ready = None
                 break

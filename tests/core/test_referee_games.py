@@ -315,12 +315,19 @@ def test_a_person_answering_the_question_settles_the_last_move() -> None:
     # The game's last move f sows its one seed into A, and the camera reads both piles
     # between what they hold and what they held (A 0 or 1, f 1 or 0): f played, f not
     # played, or its seed sown the wrong way all fit (about 0.69, 0.17 and 0.13).
-    # Nobody answering, the last move stays in doubt; a person who counts A and f three
-    # seconds after the question settles it. (The question names e too, where the wrong
-    # sowing would have put the seed: one count settles every explanation.)
+    # Nobody answering, the likelier line (f, under the 0.75 a doubt ten moves old needs
+    # but over END_MASS) is taken once the question has gone unanswered for the ambiguity
+    # time, and the question stays asked, saying so; before, the last move stayed in
+    # doubt for good and the game never ended on the page. A person who counts A and f
+    # three seconds after the question settles it. (The question names e too, where the
+    # wrong sowing would have put the seed: one count settles every explanation.)
     play = _clean_game(1091)
-    alone = score(play, presets.CAMERA)
-    assert not alone.followed and alone.named == play.moves[:-1]
+    alone = score(play, presets.CAMERA, keep_events=True)
+    assert alone.followed and alone.named == play.moves
+    over = next(e for e in alone.events if e.type == "game_over")
+    late = alone.events[-1]
+    assert late.type == "ambiguous" and late.get("update") and late.t == over.t
+    assert "taken as the likelier line" in late["text"]
     helped = score(play, presets.CAMERA, keep_events=True, answer=3.0)
     assert helped.followed
     asked = [e for e in helped.events if e.type == "ambiguous"][-1]
