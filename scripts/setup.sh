@@ -61,3 +61,5 @@ elif [ ! -f "$full" ]; then
     rm -f .venv/.installed-*
     touch "$full"
 fi
+# The engine's compiled code cached for sources that have changed since (a few MB each).
+OWARE_NO_NUMBA=1 .venv/bin/python -m companion.compiled_cache

@@ -33,6 +33,10 @@ done
 """
 
 
+#: What both set-ups end with: the engine's compiled code for older sources removed.
+PRUNE = "python -m companion.compiled_cache"
+
+
 def _executable(path: Path, text: str) -> None:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
@@ -72,9 +76,9 @@ def test_run_installs_only_what_the_product_needs(repo: Path) -> None:
     assert not [c for c in calls if "torch" in c or "dev]" in c or "all," in c], calls
     assert "pip install -q -e .[vision,fast]" in calls
     assert calls[-1] == "oware-companion demo --port 8123"
-    # a second run installs nothing again
+    # a second run installs nothing again (it only clears compiled code of older sources)
     (repo.parent / "calls.log").write_text("")
-    assert _run(repo, "scripts/run.sh") == ["oware-companion demo"]
+    assert _run(repo, "scripts/run.sh") == [PRUNE, "oware-companion demo"]
 
 
 def test_the_test_set_up_installs_the_test_tools(repo: Path) -> None:
@@ -83,6 +87,7 @@ def test_the_test_set_up_installs_the_test_tools(repo: Path) -> None:
     assert any(c.startswith("apt-get install") and "chromium" in c for c in calls), calls
     assert any(c.startswith("pip install") and "torch==" in c for c in calls), calls
     assert "pip install -q -e .[all,dev]" in calls
+    assert calls[-1] == PRUNE
     # the product is part of it: run.sh then installs nothing more
     (repo.parent / "calls.log").write_text("")
-    assert _run(repo, "scripts/run.sh") == ["oware-companion demo"]
+    assert _run(repo, "scripts/run.sh") == [PRUNE, "oware-companion demo"]
