@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from companion import endgame_store, engine_book
+from companion.commands.numbers import at_least_one
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     b.add_argument(
         "--max-positions",
-        type=int,
+        type=at_least_one,
         default=None,
         metavar="N",
         help="search at most N positions in this run (the next run goes on)",

@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from companion.commands.numbers import probability, seconds, seconds_or_zero
 from companion.commands.rules import rules_spec
 from companion.sources import open_source
 from firmware_bridge.calibration_wizard import CalibrationError, run_calibration
@@ -39,16 +40,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the board's serial protocol, for trying serial:// sources without hardware.",
     )
     p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
-    p.add_argument("--speed", type=float, default=1.0, help="board seconds per real second")
-    p.add_argument("--mistakes", type=float, default=0.0, help="probability of a mistake per move")
-    p.add_argument("--faults", type=float, default=0.0, help="link faults per minute")
+    p.add_argument(
+        "--speed",
+        type=seconds_or_zero,
+        default=1.0,
+        help="board seconds per real second (default 1; 0: as fast as it is read)",
+    )
+    p.add_argument(
+        "--mistakes", type=probability, default=0.0, help="probability of a mistake per move"
+    )
+    p.add_argument("--faults", type=seconds_or_zero, default=0.0, help="link faults per minute")
     p.add_argument(
         "--rules",
         type=rules_spec,
         default="abapa",
         help="the game it plays: NAME[:key=value,...] (universal-3, universal-4: a wider board)",
     )
-    p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.add_argument("--seconds", type=seconds, default=None, help="stop after this long")
     p.add_argument(
         "--link",
         type=Path,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from companion.commands import bridge, camera_calibration
+from companion.commands.numbers import seconds
 from companion.sources import is_camera_url
 
 SENSOR_SCHEMES = ("serial://", "sim://")
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--connect-timeout",
-        type=float,
+        type=seconds,
         default=15.0,
         help="seconds to wait for a sensor board (default 15)",
     )

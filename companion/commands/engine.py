@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from companion import endgame_store
+from companion.commands.numbers import seconds
 from companion.commands.rules import rules_spec
 from core.engine.analysis import Analysis, analyze, database_applies
 from core.engine.explain import explain_move
@@ -45,7 +46,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="rule set NAME[:key=value,...] (default abapa; see `oware-companion rules`)",
     )
     p.add_argument(
-        "--time", type=float, default=2.0, metavar="S", help="thinking time in seconds (default 2)"
+        "--time",
+        type=seconds,
+        default=2.0,
+        metavar="S",
+        help="thinking time in seconds (default 2)",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument(

@@ -47,6 +47,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion import __version__
+from companion.commands.numbers import seconds
 from companion.commands.rules import rules_spec
 from companion.hall.broker import parse_broker_url
 from companion.service.config import ServiceConfig, check_token, load_config
@@ -162,7 +163,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="hide suggestions from the players' screens",
     )
     p.add_argument("--no-engine", action="store_true", help="no suggestions (saves the CPU)")
-    p.add_argument("--engine-seconds", type=float, default=None, help="thinking time per move")
+    p.add_argument("--engine-seconds", type=seconds, default=None, help="thinking time per move")
     p.add_argument(
         "--engine",
         dest="engine_command",
