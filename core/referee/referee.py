@@ -99,11 +99,12 @@ COUNTING_STILL = -6.0
 STALE_DEPTH = 10
 #: ... if it holds at least this much of the belief (a doubt split more evenly waits).
 STALE_MASS = 0.75
-#: A doubt about a game's last moves, asked and left unanswered, is taken as the likelier
-#: line if it holds at least this much: no move comes after the end to settle it, and the
-#: board tells nothing more however long it stands, so waiting would leave the game
-#: unfinished on the page for good. The question stays asked: a person's late answer
-#: judges the end again.
+#: A doubt about a game's last moves that will not be settled (asked and left unanswered,
+#: or spread too thin to ask about: :meth:`Referee._end_doubt_closed`) is taken as the
+#: likelier line if it holds at least this much: no move comes after the end to settle
+#: it, and the board tells nothing more however long it stands, so waiting would leave
+#: the game unfinished on the page for good. A question asked stays asked: a person's
+#: late answer judges the end again.
 END_MASS = 0.5
 #: A board no history explains, but one history's board at rest differs from it in this
 #: many pits or fewer (and fewer than any other's, the last certain position's included):
