@@ -12,7 +12,9 @@ the next hand, hands hiding the pits around a move. Each belief model gets:
   move: mistakes found (right kind, right move);
 * desync sessions (a new game set up on the board, the players starting
   again, Undo, New game or a position set by hand that the board does not
-  show): found again, in how many still boards and seconds.
+  show): found again, in how many still boards and seconds (a game never lost is
+  found when the move after the desync is shown; the count to that move's
+  confirmation is printed beside it).
 
 Per observation processing time (median, p99) is measured over everything. The
 referee is run as in the live service: between observations the next readings are

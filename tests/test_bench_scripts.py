@@ -24,6 +24,14 @@ def test_the_benches_are_found() -> None:
     assert {"eye_count", "learning_curve", "rules", "vision"} <= set(SCRIPTS)
 
 
+def test_every_bench_is_listed_in_the_benchmarks_page() -> None:
+    # (bench.referee_games, the referee's goals, and bench.hall were missing from it)
+    page = (ROOT / "docs" / "BENCHMARKS.md").read_text("utf-8")
+    helpers = {"hall_board"}  # a process bench.hall starts, one per group of boards
+    missing = [n for n in SCRIPTS if n not in helpers and f"python -m bench.{n} " not in page]
+    assert missing == []
+
+
 @pytest.mark.parametrize("name", SCRIPTS)
 def test_a_bench_starts_as_a_module_and_says_how_to_run_it(name: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the root is enough
