@@ -30,8 +30,8 @@ import sys
 from pathlib import Path
 
 from core.engine import _jit
-from core.engine._jit import cache_folder
 
+cache_folder = _jit.cache_folder
 ENGINE = Path(_jit.__file__).parent
 """The engine package whose compiled code is cached."""
 
@@ -39,10 +39,7 @@ ENGINE = Path(_jit.__file__).parent
 def stale_compiled_caches(package: Path = ENGINE) -> list[Path]:
     """The cache folders of ``package`` made for sources other than its sources now."""
     current = cache_folder(package)
-    folder = current.parent
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.glob("numba-*") if p.is_dir() and p != current)
+    return sorted(p for p in current.parent.glob("numba-*") if p.is_dir() and p != current)
 
 
 def prune_compiled_caches(package: Path = ENGINE) -> list[Path]:

@@ -15,49 +15,37 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 
-def _number(text: str, kind: type[float] | type[int], what: str) -> float:
+def _number(
+    text: str, kind: type[float] | type[int], what: str, ok: Callable[[float], bool]
+) -> float:
+    """``text`` read as ``kind``, finite and ``ok``; else a usage error: it is not ``what``."""
     try:
         value = float(kind(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-    if not math.isfinite(value):
+        value = math.nan
+    if not (math.isfinite(value) and ok(value)):
         raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
     return value
 
 
 def seconds(text: str) -> float:
     """A time in seconds, more than 0."""
-    what = "a number of seconds above 0"
-    value = _number(text, float, what)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-    return value
+    return _number(text, float, "a number of seconds above 0", lambda v: v > 0)
 
 
 def seconds_or_zero(text: str) -> float:
     """A rate or a time that may be 0 (its option's help says what 0 means), not below."""
-    what = "a number of 0 or more"
-    value = _number(text, float, what)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-    return value
+    return _number(text, float, "a number of 0 or more", lambda v: v >= 0)
 
 
 def probability(text: str) -> float:
     """A probability, from 0 to 1."""
-    what = "a probability from 0 to 1"
-    value = _number(text, float, what)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-    return value
+    return _number(text, float, "a probability from 0 to 1", lambda v: 0 <= v <= 1)
 
 
 def at_least_one(text: str) -> int:
     """A whole number, 1 or more."""
-    what = "a whole number of 1 or more"
-    value = _number(text, int, what)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-    return int(value)
+    return int(_number(text, int, "a whole number of 1 or more", lambda v: v >= 1))

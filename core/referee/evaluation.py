@@ -142,7 +142,7 @@ def score(
                 if desync_t is not None and e.t >= desync_t and first_move_after is None:
                     # (a move shown as provisional and now confirmed was named when shown)
                     stood = shown is not None and shown[1:] == (e["ply"], e["pit"])
-                    first_move_after = shown[0] if stood and shown is not None else e.t
+                    first_move_after = shown[0] if shown is not None and stood else e.t
                     first_confirmed_after = e.t
                 i = confirmed
                 out.named.append(int(e["pit"]))
