@@ -169,7 +169,8 @@ def score(
             if not e.is_alert:
                 continue
             if e.type in QUESTIONS:
-                out.questions += 1
+                # (a question said again, the late one at a game's end, is still one)
+                out.questions += 0 if e.get("update") else 1
                 continue
             if e.type == "board_disturbed" and play.desync is not None:
                 out.out_of_sync_alerts += 0 if e.get("update") else 1

@@ -328,6 +328,9 @@ def test_a_person_answering_the_question_settles_the_last_move() -> None:
     late = alone.events[-1]
     assert late.type == "ambiguous" and late.get("update") and late.t == over.t
     assert "taken as the likelier line" in late["text"]
+    # the last question, said again with the line taken, is counted once
+    asked_alone = [e for e in alone.events if e.type == "ambiguous"]
+    assert len(asked_alone) == alone.questions + 1
     helped = score(play, presets.CAMERA, keep_events=True, answer=3.0)
     assert helped.followed
     asked = [e for e in helped.events if e.type == "ambiguous"][-1]
