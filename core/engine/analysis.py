@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from core.engine.evaluation import WIN
 from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relative
-from core.engine.ranking import layer_offset
+from core.engine.ranking import CUMULATIVE, layer_offset, rank
 from core.engine.retrograde import lookup
 from core.engine.search import Searcher, SearchResult, describe_score, history_hashes
 from core.engine.segment import MAX_SEEDS, SegmentPlan, solve_segment
@@ -362,12 +362,21 @@ def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:
 
 def _final_split(
     engine: Searcher, board: npt.NDArray[np.int8], pit: int, mine: int, theirs: int
-) -> tuple[int, int]:
-    """Final score after ``pit`` with best play to the last seed, from the database."""
+) -> tuple[int, int] | None:
+    """Final score after ``pit`` with best play to the last seed, from the database; None
+    where the game bounds leave it open (the value may be the cycle convention)."""
     after = np.zeros(12, dtype=np.int8)
     child = np.zeros(12, dtype=np.int8)
     play_into(board, pit, after, engine.mode)  # captures are part of the mover's share
     flip_into(after, child)
     seeds = int(board.sum())
+    if int(child.sum()) and _bounds_open(engine, child):
+        return None
     theirs_share = lookup(engine.values, child)  # the opponent moves next
     return mine + seeds - theirs_share, theirs + theirs_share
+
+
+def _bounds_open(engine: Searcher, board: npt.NDArray[np.int8]) -> bool:
+    """Whether the game bounds the engine holds leave ``board``'s value open."""
+    at = layer_offset(int(board.sum())) + rank(board, CUMULATIVE)
+    return at < engine.lows.shape[0] and int(engine.lows[at]) < int(engine.highs[at])

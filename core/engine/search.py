@@ -44,26 +44,23 @@ Techniques, and why:
   one history need not under another, so a score found under one must not
   answer for the same board under another.
 * **Endgame databases where exact**: a database value assumes no history
-  (no earlier position to repeat), and below 11 seeds some values are a
-  convention about cycles; so a value is taken as exact only for a position
-  reached by a capture with 11 seeds or more; otherwise the search goes on
-  through it and uses the value as a (very good) guess at the horizon.
-  Below 11 seeds, where the value may be the convention (a side keeping its
-  own seeds at a cycle the rule need not close there), the guess is the
-  game bound worst for the side the search plays for
-  (:func:`core.engine.retrograde.game_bounds`, whose captures are scored by
-  the lower layers' bounds, not by their values): its lower bound where that
-  side moves, the opponent's upper bound where the opponent does. The
-  convention promised wins the cycle rule then did not give; the table keys
-  a node by the side to move as well, as its score rests on that choice.
-  From 11 seeds up no value rests on a cycle of its own layer, but its
-  captures lead into layers whose values may: the game bounds leave most of
-  those layers open. There the value stays the guess, except where the
-  result the bounds prove at the root (a draw or a win for the side to move,
-  :meth:`Searcher.proven_target`) is at stake: a database position whose
-  proven bound would leave that side under it is scored by the bound. This
-  needs the stored bounds (``endgame build --bounds``); without them the
-  values from 11 seeds up are taken as they are.
+  (no earlier position to repeat), and some values are a convention about
+  cycles (below 11 seeds a side keeping its own seeds at a cycle the rule need
+  not close there; above, through captures into those layers). So a value is
+  a result only where the game bounds (:func:`core.engine.retrograde.game_bounds`,
+  whose captures are scored by the lower layers' bounds) prove one: they meet,
+  or the lower bound already wins, or the upper bound cannot avoid a loss.
+  Elsewhere it is scored as a guess, its margin in seeds, never as a result.
+  Scored as a result, the bound worst for the side searched for would make
+  every line of an open ending look lost alike, and the value would make
+  lines look won that the rule need not give. A position reached by a
+  capture with 11 seeds or more is not searched through; elsewhere the search
+  goes on through a database position and uses it only at its horizon. Where
+  the result the bounds prove at the root (a draw or a win for the side to
+  move, :meth:`Searcher.proven_target`) is at stake, a database position whose
+  proven bound would leave that side under it is scored by the bound. Without
+  stored bounds (``endgame build --bounds``) the
+  layers from 11 seeds up are taken as their values say.
 """
 
 from __future__ import annotations
@@ -268,29 +265,36 @@ def negamax(
             # reached without a capture, the value ignores the history since the
             # last one (a repetition could end the game sooner): a guess
             stats[EVALS] += 1
-        if r < lows.shape[0] and (seeds < DB_EXACT_FROM or stats[GUARD] > 0):
-            # (read only where used: from 11 seeds up the bounds are a gigabyte
-            # mapped, and each read may be a page the search has not touched yet)
-            g = int(lows[r]) if ply % 2 == 0 else int(highs[r])
-            if seeds < DB_EXACT_FROM:
-                # (never reached by a capture here: exact_here needs DB_EXACT_FROM
-                # seeds, and without a cycle rule there are no bounds) The value may
-                # be the cycle convention, which may promise what the cycle rule does
-                # not give: take the bound worst for the side the search plays for
-                # (it moves at even plies), so that it does not steer into a "won"
-                # ending it cannot win.
-                v = g
-            elif g != v:
-                # From DB_EXACT_FROM seeds up the value may rest on the convention
-                # below, through captures. Where the root's proven result is at stake
-                # (the side searched for would end under stats[GUARD] seeds by what
-                # the bounds prove), take the bound: no line trades a proof for a
-                # promise. Elsewhere the value stays the better guess.
+        if needed > 0 and r < lows.shape[0]:
+            low = int(lows[r])
+            high = int(highs[r])
+            if stats[GUARD] > 0:
+                # Where the root's proven result is at stake (the side searched for
+                # would end under stats[GUARD] seeds by what the bounds prove), take
+                # the bound: no line trades a proof for a promise.
+                g = low if ply % 2 == 0 else high
                 proven = mine + g if ply % 2 == 0 else theirs + seeds - g
                 if proven < stats[GUARD]:
-                    v = g
                     if exact_here:
                         stats[EVALS] += 1
+                    return final_score(mine + g, theirs + seeds - g)
+            if low < high:
+                # The bounds leave the value open under the cycle rule (the value may be
+                # the cycle convention, here or in a layer its captures lead to). What
+                # they prove is a result: a win the lower bound already gives, a loss
+                # the upper bound cannot avoid. Short of that the value is a guess,
+                # scored as one (in seeds of margin, never as a result): scored as a
+                # result, the bound worst for one side made every line of an open
+                # ending look lost alike, and the value made lines look won that the
+                # rule need not give.
+                if 2 * (mine + low) > total:
+                    v = low
+                elif 2 * (mine + high) < total:
+                    v = high
+                else:
+                    if exact_here:
+                        stats[EVALS] += 1
+                    return 100 * (2 * (mine + v) - total)
         return final_score(mine + v, theirs + seeds - v)
     if depth <= 0 or ply >= MAX_PLY - 1:
         stats[EVALS] += 1
@@ -761,8 +765,8 @@ class Searcher:
         usable = values is not None and mode == NO_CAPTURE
         self.values = values if values is not None and usable else np.zeros(1, dtype=np.uint8)
         self.db_max = db_max if usable else -1
-        #: Below DB_EXACT_FROM seeds, database guesses are the bound worst for the side
-        #: searched for where the value is the cycle convention (see :func:`negamax`).
+        #: The game bounds: where they leave a database value open, it is a guess, not a
+        #: result; where they prove one, it is (see :func:`negamax`).
         self.lows, self.highs = _NO_BOUNDS
         if usable and cycle_bounds and cycle_needed > 0 and self.db_max >= 0:
             self.lows, self.highs = database_bounds(self.db_max, bounds)

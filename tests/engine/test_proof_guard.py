@@ -42,16 +42,16 @@ def searcher(arrays: Arrays, guard: bool = True) -> Searcher:
 
 
 def test_a_proven_draw_is_kept_where_the_values_promise_more(arrays: Arrays) -> None:
-    """South, 19 seeds to North's 18, has 11 on the board: the bounds prove a draw
-    (24 seeds). Without the guard the search plays D, whose line the values rate
-    higher but the bounds leave below 24; with it, a move that keeps the draw."""
-    board = np.array([0, 1, 1, 1, 3, 3, 0, 0, 1, 0, 1, 0], dtype=np.int8)
+    """South, 21 seeds to North's 16, has 11 on the board: the bounds prove a draw
+    (24 seeds). Without the guard the search plays E, whose line the values rate two
+    seeds up but the bounds leave at 23; with it, a move that keeps the draw."""
+    board = np.array([0, 0, 0, 1, 1, 3, 0, 0, 2, 2, 1, 1], dtype=np.int8)
     guarded = searcher(arrays)
-    assert guarded.proven_target(board, 19, 18) == 24
-    kept = guarded.search(board, 19, 18, nodes=NODES, exact_all=False).best
-    trusting = searcher(arrays, guard=False).search(board, 19, 18, nodes=NODES, exact_all=False)
-    assert proven_after(arrays, board, kept, 19) >= 24
-    assert proven_after(arrays, board, trusting.best, 19) < 24
+    assert guarded.proven_target(board, 21, 16) == 24
+    kept = guarded.search(board, 21, 16, nodes=NODES, exact_all=False).best
+    trusting = searcher(arrays, guard=False).search(board, 21, 16, nodes=NODES, exact_all=False)
+    assert proven_after(arrays, board, kept, 21) >= 24
+    assert proven_after(arrays, board, trusting.best, 21) < 24
 
 
 def test_every_proven_result_is_kept(arrays: Arrays) -> None:
