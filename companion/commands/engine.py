@@ -146,7 +146,9 @@ def run_analyze(args: argparse.Namespace) -> int:
     use_db = not args.no_endgame and database_applies(position)
     database = endgame_store.load() if use_db else None
     db_max = endgame_store.database_seeds(database) if database is not None else -1
-    analysis = analyze(position, seconds=args.time, database=database, db_max=db_max)
+    # the stored game bounds, where built, as the engine service and the live worker use
+    bounds = endgame_store.load_bounds(db_max) if database is not None else None
+    analysis = analyze(position, seconds=args.time, database=database, db_max=db_max, bounds=bounds)
     out: dict[str, Any] = analysis.to_json()
     out["endgame_database"] = db_max
     explanation = None

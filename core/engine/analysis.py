@@ -275,6 +275,7 @@ def analyze(
     nodes: int | None = None,
     database: npt.NDArray[np.uint8] | None = None,
     db_max: int = -1,
+    bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
     searcher: Searcher | None = None,
     exact_all: bool = True,
     on_iteration: Callable[[Analysis], None] | None = None,
@@ -282,7 +283,8 @@ def analyze(
 ) -> Analysis:
     """Analyse ``position`` for ``seconds`` (or ``nodes``); moves come back best first.
 
-    ``database``/``db_max``: an Abapa endgame database (used only for Abapa).
+    ``database``/``db_max``: an Abapa endgame database (used only for Abapa);
+    ``bounds``: its stored game bounds, where built (see :class:`Searcher`).
     ``searcher`` may be passed to keep its table between calls and to stop it
     from another thread. ``on_iteration`` sees the analysis after every depth;
     ``max_depth`` bounds the iterative deepening (plies).
@@ -295,7 +297,7 @@ def analyze(
         return analyze_paranoid(
             position, seconds=seconds if seconds else 1.0, on_iteration=on_iteration
         )
-    engine = searcher if searcher is not None else make_searcher(position, database, db_max)
+    engine = searcher if searcher is not None else make_searcher(position, database, db_max, bounds)
     mover = position.to_move
     board = to_relative(position.pits, mover)
     mine, theirs = position.stores[mover], position.stores[1 - mover]

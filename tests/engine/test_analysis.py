@@ -127,3 +127,18 @@ def test_final_scores_come_from_the_database_when_it_covers_the_position() -> No
         expected = "win" if m.final[0] > m.final[1] else "draw" if m.final[0] == 24 else "loss"
         assert m.result == expected
     assert a.moves[0].text.startswith(a.moves[0].result or "?")
+
+
+def test_a_final_split_the_game_bounds_leave_open_is_not_given() -> None:
+    """Game 11 of a match against Aalina, ply 52: South to move on 12 seeds, just after a
+    capture. After C the databases' value says 24-24, but the game bounds leave North
+    anything from 2 to 8 of the 12: with the bounds, no final split and no result."""
+    p = Position.from_text("1-2-3-1-0-0-1-1-2-1-0-0-17-19-S")
+    values = retrograde.build(12)
+    bounds = retrograde.game_bounds(13)
+    trusting = analyze(p, seconds=None, nodes=20_000, database=values, db_max=12)
+    bounded = analyze(p, seconds=None, nodes=20_000, database=values, db_max=12, bounds=bounds)
+    c = "ABCDEF".index("C")
+    assert next(m for m in trusting.moves if m.pit == c).final == (24, 24)
+    after_c = next(m for m in bounded.moves if m.pit == c)
+    assert after_c.final is None and after_c.result is None
