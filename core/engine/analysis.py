@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from core.engine.evaluation import WIN
 from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relative
-from core.engine.ranking import CUMULATIVE, layer_offset, rank
+from core.engine.ranking import layer_offset
 from core.engine.retrograde import lookup
 from core.engine.search import Searcher, SearchResult, describe_score, history_hashes
 from core.engine.segment import MAX_SEEDS, SegmentPlan, solve_segment
@@ -372,7 +372,7 @@ def _final_split(
     play_into(board, pit, after, engine.mode)  # captures are part of the mover's share
     flip_into(after, child)
     seeds = int(board.sum())
-    if int(child.sum()) and _bounds_open(engine, child):
+    if _bounds_open(engine, child):
         return None
     theirs_share = lookup(engine.values, child)  # the opponent moves next
     return mine + seeds - theirs_share, theirs + theirs_share
@@ -380,5 +380,5 @@ def _final_split(
 
 def _bounds_open(engine: Searcher, board: npt.NDArray[np.int8]) -> bool:
     """Whether the game bounds the engine holds leave ``board``'s value open."""
-    at = layer_offset(int(board.sum())) + rank(board, CUMULATIVE)
-    return at < engine.lows.shape[0] and int(engine.lows[at]) < int(engine.highs[at])
+    held = layer_offset(int(board.sum()) + 1) <= engine.lows.shape[0]
+    return held and lookup(engine.lows, board) < lookup(engine.highs, board)

@@ -59,8 +59,8 @@ Techniques, and why:
   the result the bounds prove at the root (a draw or a win for the side to
   move, :meth:`Searcher.proven_target`) is at stake, a database position whose
   proven bound would leave that side under it is scored by the bound. Without
-  stored bounds (``endgame build --bounds``) the
-  layers from 11 seeds up are taken as their values say.
+  stored bounds (``endgame build --bounds``) the layers from 11 seeds up are
+  taken as their values say.
 """
 
 from __future__ import annotations
@@ -279,14 +279,8 @@ def negamax(
                         stats[EVALS] += 1
                     return final_score(mine + g, theirs + seeds - g)
             if low < high:
-                # The bounds leave the value open under the cycle rule (the value may be
-                # the cycle convention, here or in a layer its captures lead to). What
-                # they prove is a result: a win the lower bound already gives, a loss
-                # the upper bound cannot avoid. Short of that the value is a guess,
-                # scored as one (in seeds of margin, never as a result): scored as a
-                # result, the bound worst for one side made every line of an open
-                # ending look lost alike, and the value made lines look won that the
-                # rule need not give.
+                # Open under the cycle rule: a result only where a bound decides it,
+                # else a guess in seeds of margin (see the module docstring).
                 if 2 * (mine + low) > total:
                     v = low
                 elif 2 * (mine + high) < total:
