@@ -1,7 +1,8 @@
 """The new-board protocol (``python -m bench.vision --new-board DIR``): its figures, printed.
 
 What is drawn and scored is :mod:`vision.evaluation.new_board`; this module prints the
-figures, plays the games (:mod:`vision.evaluation.photo_games`) and, with
+figures, plays the goal's full games (:mod:`vision.evaluation.full_games`; with
+``--short-games`` the short ones of :mod:`vision.evaluation.photo_games` too) and, with
 ``--learn-games K``, lets the counter learn from the positions the referee confirmed in K
 games, then scores again on the photographs it did not learn from. ``--members K``
 fine-tunes K networks of the deep or small counter and averages them, in place of the one
@@ -22,6 +23,8 @@ from vision.belief_scores import score_beliefs
 from vision.counter import PitCounter
 from vision.counting import counter_kind
 from vision.dataset import Example, load_folder
+from vision.evaluation.full_games import ANSWER_SECONDS, full_games, within_pace
+from vision.evaluation.full_games import report_lines as full_report_lines
 from vision.evaluation.new_board import (
     QUESTIONS_PER,
     followed_at_pace,
@@ -32,6 +35,10 @@ from vision.evaluation.photo_games import photo_games, report_lines
 from vision.image_types import Image
 
 Floats = npt.NDArray[np.float64]
+
+FULL_GAMES_SEED = 1000
+"""The full games are the referee benchmark's clean games from this seed on, whatever the
+draw of the calibration photographs: every draw is scored on the same games."""
 
 
 def _goal(value: float, goal: float) -> str:
@@ -58,24 +65,59 @@ def print_scores(beliefs: Floats, truth: npt.NDArray[np.int64], goals: tuple[flo
     )
 
 
-def play(beliefs: Floats, truth: npt.NDArray[np.int64], games: int, seed: int) -> None:
-    """The referee's figures on ``games`` games, nobody answering, then a person answering."""
+def play_short(beliefs: Floats, truth: npt.NDArray[np.int64], games: int, seed: int) -> bool:
+    """The short photo games (:mod:`vision.evaluation.photo_games`: piles of at most the
+    counts photographed, every board still 3 s), nobody answering, then a person answering.
+    False if the photographs lack a count the games need (said in one line)."""
     for answer in (False, True):
         print(
-            "-- a person counts the pits the referee asks about" if answer else "-- nobody answers"
+            "-- short games, a person counts the pits the referee asks about"
+            if answer
+            else "-- short games, nobody answers"
         )
         try:
             results = photo_games(beliefs, truth, games, seed=seed, answer=answer)
         except ValueError as exc:  # the photographs lack a count a game needs
             print(f"no games played: {exc}")
-            return
+            return False
         print("\n".join(report_lines(results)))
         ok = followed_at_pace(results)
         print(
             f"games followed with at most one question per {QUESTIONS_PER} moves: "
             f"{ok}/{len(results)} = {ok / max(1, len(results)):.0%}"
-            " (goal 95% with a person answering)"
         )
+    return True
+
+
+def play_full(
+    beliefs: Floats, truth: npt.NDArray[np.int64], games: int, jobs: int = 1, tall: str = "widened"
+) -> bool:
+    """The goal's games (:mod:`vision.evaluation.full_games`): full games at the referee
+    benchmark's pace, piles of any size, nobody answering, then a person answering. False
+    if the photographs lack a count the games need (said in one line)."""
+    for answer in (None, ANSWER_SECONDS):
+        print(
+            f"-- full games, a person counts the pits the referee asks about ({answer:.0f} s"
+            " after it asks)"
+            if answer is not None
+            else "-- full games, nobody answers"
+        )
+        print(
+            f"   (the referee benchmark's games of seeds {FULL_GAMES_SEED} to"
+            f" {FULL_GAMES_SEED + games - 1}; piles above {int(truth.max())} seeds {tall})"
+        )
+        try:
+            results = full_games(
+                beliefs, truth, games, seed=FULL_GAMES_SEED, answer=answer, tall=tall, jobs=jobs
+            )
+        except ValueError as exc:  # the photographs lack a count a game needs
+            print(f"no games played: {exc}")
+            return False
+        print("\n".join(full_report_lines(results)))
+        if answer is not None:
+            ok = sum(within_pace(r) for r in results)
+            print(f"goal: 95% of full games within that pace: {_goal(ok / max(1, games), 0.95)}")
+    return True
 
 
 def ensemble_fitter(
@@ -104,6 +146,9 @@ def bench_new_board(
     repeat: int,
     save_beliefs: Path | None = None,
     members: int | None = None,
+    short_games: int = 0,
+    jobs: int = 1,
+    tall: str = "widened",
 ) -> int:
     """All the protocol's figures for one folder. ``save_beliefs``: keep the beliefs of the
     scored photographs (arrays ``beliefs`` and ``labels``) for ``bench.referee_games
@@ -149,7 +194,9 @@ def bench_new_board(
         f" = {rate / 12:.1f} boards per second (goal 30 frames of 12 pits: {30 * 12} pits/s)"
     )
     if games:
-        play(run.beliefs, run.truth, games, seed)
+        play_full(run.beliefs, run.truth, games, jobs, tall)
+    if short_games:
+        play_short(run.beliefs, run.truth, short_games, seed)
     if learn_games:
         learnt = learn_from_games(run, learn_games, seed)
         print(
@@ -176,5 +223,7 @@ def bench_new_board(
             return 0
         print_scores(beliefs, truth, (0.99, 0.95))
         if games:
-            play(beliefs, truth, games, seed)
+            play_full(beliefs, truth, games, jobs, tall)
+        if short_games:
+            play_short(beliefs, truth, short_games, seed)
     return 0

@@ -6,7 +6,8 @@ Counting (a folder laid out as ``<count>/<image>.png``)::
     python -m bench.vision --dataset /work/shared/datasets/awale-pits-dev \\
         [--adapt DIR2] [--adapt-per-count N] [--adapt-counts 0,4] [--split held_out|all]
         [--counter deep|cnn|mlp] [--steps N] [--members K] [--pasted N] [--from-scratch]
-        [--games N [--seed S]] [--save-beliefs FILE.npz]
+        [--games N [--jobs J] [--tall widened|shifted]] [--short-games N [--seed S]]
+        [--save-beliefs FILE.npz]
 
 Evaluates on the held-out split of DIR (file-name hash, see
 :mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
@@ -23,12 +24,13 @@ own one-seed photographs (:mod:`vision.seed_paste`); ``--pasted 0`` measures
 it without them. Counting speed is measured on one core. Prints exact accuracy per
 count and overall, accuracy within one seed, mean log-likelihood of the true
 count, how often the true count lies in the smallest 95 % set of the belief,
-and images per second (median of runs). ``--games N`` then plays N random
-games whose pits show those photographs and reports how the referee followed
-them: the moves it named, the false alarms (:mod:`vision.evaluation.photo_games`), once with
-nobody answering its questions and once with a person counting the pits it
-asks about. ``--save-beliefs`` keeps every photograph's belief, to compare
-with counts made by eye (``python -m bench.eye_count``).
+and images per second (median of runs). ``--games N`` then plays N full games
+at playing pace whose pits show those photographs (:mod:`vision.evaluation.full_games`)
+and reports how the referee followed them, once with nobody answering its questions
+and once with a person counting the pits it asks about; ``--short-games N`` the same
+on short games whose piles stay within the counts photographed
+(:mod:`vision.evaluation.photo_games`). ``--save-beliefs`` keeps every photograph's
+belief, to compare with counts made by eye (``python -m bench.eye_count``).
 
 Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
 
@@ -70,7 +72,8 @@ from vision.dataset import Example, load_folder, per_count_subset
 from vision.deep_counter import DeepCounter
 from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
 from vision.evaluation.eye_count import save_beliefs
-from vision.evaluation.photo_games import longest_common, photo_games, report_lines
+from vision.evaluation.full_games import TALL
+from vision.evaluation.photo_games import longest_common
 from vision.learning.layouts import LAYOUTS
 from vision.net_counter import NetCounter
 from vision.seed_paste import seed_bank
@@ -141,19 +144,12 @@ def bench_dataset(args: argparse.Namespace) -> int:
         save_beliefs(args.save_beliefs, [e.path.name for e in examples], truth, beliefs)
         print(f"beliefs saved to {args.save_beliefs}")
     report(beliefs, truth)
-    if args.games:
-        try:
-            for answer in (False, True):
-                print(
-                    "-- a person counts the pits the referee asks about"
-                    if answer
-                    else "-- nobody answers the referee's questions"
-                )
-                games = photo_games(beliefs, truth, args.games, seed=args.seed, answer=answer)
-                print("\n".join(report_lines(games)))
-        except ValueError as exc:  # the folder lacks a count a game needs
-            print(f"no games played: {exc}")
-            return 1
+    from bench.new_board import play_full, play_short
+
+    if args.games and not play_full(beliefs, truth, args.games, args.jobs, args.tall):
+        return 1
+    if args.short_games and not play_short(beliefs, truth, args.short_games, args.seed):
+        return 1
     if isinstance(counter, EnsembleCounter) and counter.view_count > 1:
         # What the views add, on the same networks and images.
         one = score_beliefs(counter.with_views(1).beliefs([e.image for e in examples]), truth)
@@ -335,8 +331,29 @@ def main(argv: list[str] | None = None) -> int:
         "--games",
         type=whole_number(0),
         default=0,
-        help="also play N random games with the evaluated photographs and report how the"
-        " referee followed them (vision.evaluation.photo_games; --seed picks the games)",
+        help="also play N full games at playing pace, piles of any size, shown as the evaluated"
+        " photographs, and report how the referee followed them (vision.evaluation.full_games:"
+        " the referee benchmark's games from seed 1000)",
+    )
+    parser.add_argument(
+        "--short-games",
+        type=whole_number(0),
+        default=0,
+        help="also play N short games whose piles stay within the counts photographed, every"
+        " board still 3 s (vision.evaluation.photo_games; --seed picks the games)",
+    )
+    parser.add_argument(
+        "--tall",
+        choices=TALL,
+        default=TALL[0],
+        help="--games: a pile taller than any photograph is read as the tallest one moved up,"
+        " widened by as many seeds as it is taller (default) or as sharp (shifted)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=whole_number(1),
+        default=1,
+        help="--games: processes playing full games side by side (default 1)",
     )
     parser.add_argument("--video", type=Path)
     parser.add_argument("--render", type=Path, help="render a game into this folder, then bench it")
@@ -393,6 +410,9 @@ def main(argv: list[str] | None = None) -> int:
             args.repeat,
             args.save_beliefs,
             args.members,
+            short_games=args.short_games,
+            jobs=args.jobs,
+            tall=args.tall,
         )
     if args.dataset is not None:
         args.counter = args.counter or "deep"

@@ -75,7 +75,7 @@ def test_bench_plays_games_with_the_photographs_and_keeps_the_beliefs(
     bench: Any = _load_bench()
     code = bench.main(
         ["--dataset", str(folder), "--split", "all", "--repeat", "1", "--counter", "mlp"]
-        + ["--games", "3", "--save-beliefs", str(tmp_path / "kept" / "beliefs.npz")]
+        + ["--short-games", "3", "--save-beliefs", str(tmp_path / "kept" / "beliefs.npz")]
     )
     out = capsys.readouterr().out
     assert code == 0

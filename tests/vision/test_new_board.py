@@ -70,7 +70,7 @@ def test_the_bench_says_so_when_learning_left_too_few_photographs_to_play_or_sco
     bench = importlib.import_module("bench.vision")
     code = bench.main(
         ["--new-board", str(tmp_path), "--counter", "head", "--repeat", "1"]
-        + ["--games", "2", "--learn-games", "2"]
+        + ["--short-games", "2", "--learn-games", "2"]
     )
     out = capsys.readouterr().out
     assert code == 0
