@@ -95,5 +95,7 @@ def test_games_need_photographs_of_every_count_up_to_the_start_position() -> Non
     keep = truth != 2
     with pytest.raises(ValueError, match="every count from 0 to 9; none of 2 seeds"):
         counter_beliefs(beliefs[keep], truth[keep])
+    with pytest.raises(ValueError, match="every count from 0 to 4; none of 0, 1, 2, 3, 4 seeds"):
+        counter_beliefs(beliefs[:0], truth[:0])
     with pytest.raises(ValueError, match="widened or shifted"):
         counter_beliefs(beliefs, truth, "sharp")

@@ -114,7 +114,7 @@ def counter_beliefs(
     by_count: dict[int, list[PitReading]] = {}
     for b, c in zip(beliefs, truth, strict=True):
         by_count.setdefault(int(c), []).append(belief_to_reading(np.asarray(b, np.float64)))
-    top = max(START_PILE, *by_count)
+    top = max([START_PILE, *by_count])
     missing = [c for c in range(top + 1) if c not in by_count]
     if missing:
         raise ValueError(
