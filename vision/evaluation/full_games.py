@@ -35,12 +35,10 @@ question per :data:`~vision.evaluation.new_board.QUESTIONS_PER` moves (rounded u
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -48,8 +46,8 @@ import numpy.typing as npt
 from core import Position
 from core.observation import PitReading
 from core.referee.evaluation import Score, score
-from core.referee.playthrough import CAMERA, BeliefModel, random_full_game, render_game
-from vision.evaluation.new_board import QUESTIONS_PER
+from core.referee.playthrough import CAMERA, PhotoBeliefs, random_full_game, render_game
+from vision.evaluation.new_board import QUESTIONS_PER, questions_allowed
 from vision.pipeline import CAMERA_REFEREE, belief_to_reading
 
 TALL = ("widened", "shifted")
@@ -84,24 +82,20 @@ def widen(belief: Sequence[float], by: int) -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class CounterBeliefs(BeliefModel):
-    """A source whose reading of a pile of ``count`` seeds is the counter's belief about a
-    photograph of that many (``by_count[c]``: the readings of the photographs of ``c``)."""
+class CounterBeliefs(PhotoBeliefs):
+    """The referee benchmark's photographs' source (``by_count[c]``: the readings of the
+    photographs of ``c``, a taller pile shifted up from the tallest), its tall piles
+    widened unless ``tall`` is ``shifted``."""
 
-    by_count: Mapping[int, Sequence[PitReading]] = field(default_factory=dict)
     tall: str = "widened"
-    name: str = "photographs"
 
     def draw(self, count: int, rng: random.Random) -> PitReading:
-        top = max(self.by_count)
-        source = min(count, top)
-        belief = rng.choice(list(self.by_count[source]))
-        assert isinstance(belief, tuple)
-        above = count - source
-        if above == 0:
-            return belief
-        moved = (0.0,) * above + belief
-        return moved if self.tall == "shifted" else widen(moved, above)
+        moved = super().draw(count, rng)
+        above = count - min(count, max(self.by_count))
+        if above == 0 or self.tall == "shifted":
+            return moved
+        assert isinstance(moved, tuple)
+        return widen(moved, above)
 
 
 def counter_beliefs(
@@ -111,9 +105,11 @@ def counter_beliefs(
     to the start position's 4, must have a photograph (ValueError says which is missing)."""
     if tall not in TALL:
         raise ValueError(f"tall piles are read {' or '.join(TALL)}, not {tall!r}")
-    by_count: dict[int, list[PitReading]] = {}
+    by_count: dict[int, list[Sequence[float]]] = {}
     for b, c in zip(beliefs, truth, strict=True):
-        by_count.setdefault(int(c), []).append(belief_to_reading(np.asarray(b, np.float64)))
+        reading = belief_to_reading(np.asarray(b, np.float64))
+        assert isinstance(reading, tuple)  # a belief vector is read as one
+        by_count.setdefault(int(c), []).append(reading)
     top = max([START_PILE, *by_count])
     missing = [c for c in range(top + 1) if c not in by_count]
     if missing:
@@ -121,7 +117,7 @@ def counter_beliefs(
             f"a game needs photographs of every count from 0 to {top}; none of"
             f" {', '.join(map(str, missing))} seeds"
         )
-    return CounterBeliefs(by_count, tall, f"photographs, tall piles {tall}")
+    return CounterBeliefs(by_count, f"photographs, tall piles {tall}", tall)
 
 
 def _game(args: tuple[CounterBeliefs, int, float | None]) -> Score:
@@ -156,7 +152,7 @@ def full_games(
 
 def within_pace(s: Score) -> bool:
     """Followed move for move, asking at most one question per :data:`QUESTIONS_PER` moves."""
-    return s.followed and s.questions <= math.ceil(s.moves / QUESTIONS_PER)
+    return s.followed and s.questions <= questions_allowed(s.moves)
 
 
 def report_lines(results: Sequence[Score]) -> list[str]:
@@ -177,16 +173,3 @@ def report_lines(results: Sequence[Score]) -> list[str]:
         f"games followed with at most one question per {QUESTIONS_PER} moves: {ok}/{n}"
         f" = {ok / max(1, n):.0%}",
     ]
-
-
-def summary(results: Sequence[Score]) -> dict[str, Any]:
-    """The same figures as numbers (for tests and scripts)."""
-    return {
-        "games": len(results),
-        "followed": sum(s.followed for s in results),
-        "within_pace": sum(within_pace(s) for s in results),
-        "questions": sum(s.questions for s in results),
-        "moves": sum(s.moves for s in results),
-        "wrong": sum(s.wrong_moves for s in results),
-        "false_alerts": sum(s.false_alerts for s in results),
-    }

@@ -110,11 +110,19 @@ QUESTIONS_PER = 25
 game of 24 moves is within it)."""
 
 
+def questions_allowed(moves: int) -> int:
+    """The questions the goal's pace allows in a game of ``moves`` moves.
+
+    >>> questions_allowed(24), questions_allowed(25), questions_allowed(26)
+    (1, 1, 2)
+    """
+    return math.ceil(moves / QUESTIONS_PER)
+
+
 def followed_at_pace(results: Sequence[GameResult]) -> int:
     """Games followed move for move with at most one question per :data:`QUESTIONS_PER` moves."""
     return sum(
-        r.named == r.moves
-        and r.alerts.count("ambiguous") <= math.ceil(len(r.moves) / QUESTIONS_PER)
+        r.named == r.moves and r.alerts.count("ambiguous") <= questions_allowed(len(r.moves))
         for r in results
     )
 
