@@ -80,6 +80,10 @@ class GameResult:
     reports: tuple[list[MoveReport], list[MoveReport]] = field(default_factory=lambda: ([], []))
     promise: float | None = None
     """Best result for the first engine the endgame databases rated a position of the game."""
+    capture_promise: float | None = None
+    """The same, over the positions reached by a capture only: those have no history, the
+    ground the databases' values are computed on (elsewhere a repetition may end the game
+    otherwise)."""
     proven_promise: float | None = None
     """Best result the game bounds prove the first engine could force at a position of
     the game reached by a capture."""
@@ -88,6 +92,17 @@ class GameResult:
     def broken(self) -> bool:
         """Ended below a position's database rating (for the first engine)."""
         return self.points is not None and self.promise is not None and self.points < self.promise
+
+    @property
+    def lost_from_rating(self) -> bool:
+        """Lost (not merely drawn) after a position the databases rate won or drawn: the
+        goal's own words."""
+        return self.points == 0.0 and (self.promise or 0.0) >= 0.5
+
+    @property
+    def lost_from_capture_rating(self) -> bool:
+        """Lost after a position reached by a capture the databases rate won or drawn."""
+        return self.points == 0.0 and (self.capture_promise or 0.0) >= 0.5
 
     @property
     def proven_broken(self) -> bool:
@@ -185,6 +200,8 @@ def play_game(
         rated = rating(p, first_side, database)
         if rated is not None:
             result.promise = max(rated, result.promise or 0.0)
+            if p.prev is None:
+                result.capture_promise = max(rated, result.capture_promise or 0.0)
         forced = proven(p, first_side, bounds)
         if forced is not None:
             result.proven_promise = max(forced, result.proven_promise or 0.0)
@@ -298,6 +315,8 @@ def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     if g.broken:
         rated = {1.0: "won", 0.5: "drawn"}[g.promise or 0.0]
         word += f" (from a position the databases rate {rated}"
+        if g.points < (g.capture_promise or 0.0):
+            word += ", reached by a capture"
         word += ", proven by the game bounds)" if g.proven_broken else ")"
     return (
         f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "
@@ -438,6 +457,12 @@ def print_totals(
             f"  {names[0]} ended below the databases' rating of a position in "
             f"{sum(g.broken for g in rated)} of {len(rated)} games reaching them "
             "(a rating may rest on their cycle convention)\n"
+        )
+        lost = [g for g in rated if g.lost_from_rating]
+        write(
+            f"  {names[0]} lost {len(lost)} of them (the others below a rating were drawn "
+            f"from one rated won); {sum(g.lost_from_capture_rating for g in lost)} of those "
+            "after a position reached by a capture (no history) rated won or drawn\n"
         )
     proved = [g for g in valid if g.proven_promise is not None]
     if proved:

@@ -18,6 +18,7 @@ from companion.engine_match import (
     elo,
     open_board_depth,
     opening_for,
+    print_totals,
     proven,
     rating,
     run_match,
@@ -141,6 +142,26 @@ def test_database_ratings_and_games_lost_below_them(tmp_path: Path) -> None:
     assert g.broken and g.proven_broken
     g = GameResult(0, 1, 0, [], points=0.5, promise=0.5, proven_promise=0.5)
     assert not g.broken and not g.proven_broken
+    # the goal's words: lost (not drawn) after a rating of won or drawn
+    g = GameResult(0, 1, 0, [], points=0.5, promise=1.0)
+    assert g.broken and not g.lost_from_rating
+    g = GameResult(0, 1, 0, [], points=0.0, promise=1.0, capture_promise=None)
+    assert g.lost_from_rating and not g.lost_from_capture_rating
+    g = GameResult(0, 1, 0, [], points=0.0, promise=1.0, capture_promise=0.5)
+    assert g.lost_from_rating and g.lost_from_capture_rating
+    g = GameResult(0, 1, 0, [], points=0.0, promise=0.0, capture_promise=0.0)
+    assert not g.lost_from_rating and not g.lost_from_capture_rating
+    games = [
+        GameResult(0, 1, 0, [], points=0.5, promise=1.0),
+        GameResult(1, 1, 1, [], points=0.0, promise=1.0, capture_promise=0.5),
+        GameResult(2, 1, 0, [], points=0.0, promise=0.5),
+        GameResult(3, 1, 1, [], points=1.0, promise=1.0, capture_promise=1.0),
+    ]
+    out = io.StringIO()
+    print_totals(games, ("ours", "other"), 0.5, out)
+    text = out.getvalue()
+    assert "ended below the databases' rating of a position in 3 of 4 games" in text, text
+    assert "ours lost 2 of them" in text and "1 of those after a position reached by a" in text
 
 
 def test_a_proven_rating_is_what_the_game_bounds_force_without_history(tmp_path: Path) -> None:
