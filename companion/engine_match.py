@@ -315,8 +315,11 @@ def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     if g.broken:
         rated = {1.0: "won", 0.5: "drawn"}[g.promise or 0.0]
         word += f" (from a position the databases rate {rated}"
-        if g.points < (g.capture_promise or 0.0):
-            word += ", reached by a capture"
+        if g.capture_promise is not None and g.points < g.capture_promise:
+            if g.capture_promise == g.promise:
+                word += ", reached by a capture"
+            else:  # rated won after a quiet move only, drawn after a capture
+                word += "; drawn at one reached by a capture"
         word += ", proven by the game bounds)" if g.proven_broken else ")"
     return (
         f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "

@@ -16,6 +16,7 @@ from companion.commands.engine_client import MoveReport
 from companion.engine_match import (
     GameResult,
     elo,
+    game_line,
     open_board_depth,
     opening_for,
     print_totals,
@@ -162,6 +163,12 @@ def test_database_ratings_and_games_lost_below_them(tmp_path: Path) -> None:
     text = out.getvalue()
     assert "ended below the databases' rating of a position in 3 of 4 games" in text, text
     assert "ours lost 2 of them" in text and "1 of those after a position reached by a" in text
+    names = ("ours", "other")
+    assert "rate won; drawn at one reached by a capture)" in game_line(games[1], names, 0.5)
+    assert "rate drawn)" in game_line(games[2], names, 0.5)
+    games[2].capture_promise = 0.5
+    assert "rate drawn, reached by a capture)" in game_line(games[2], names, 0.5)
+    assert "from a position" not in game_line(games[3], names, 0.5)
 
 
 def test_a_proven_rating_is_what_the_game_bounds_force_without_history(tmp_path: Path) -> None:
