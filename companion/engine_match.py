@@ -93,16 +93,19 @@ class GameResult:
         """Ended below a position's database rating (for the first engine)."""
         return self.points is not None and self.promise is not None and self.points < self.promise
 
+    def _lost_after(self, rated: float | None) -> bool:
+        return self.points == 0.0 and rated is not None and rated >= 0.5
+
     @property
     def lost_from_rating(self) -> bool:
         """Lost (not merely drawn) after a position the databases rate won or drawn: the
         goal's own words."""
-        return self.points == 0.0 and (self.promise or 0.0) >= 0.5
+        return self._lost_after(self.promise)
 
     @property
     def lost_from_capture_rating(self) -> bool:
         """Lost after a position reached by a capture the databases rate won or drawn."""
-        return self.points == 0.0 and (self.capture_promise or 0.0) >= 0.5
+        return self._lost_after(self.capture_promise)
 
     @property
     def proven_broken(self) -> bool:

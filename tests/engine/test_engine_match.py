@@ -144,14 +144,15 @@ def test_database_ratings_and_games_lost_below_them(tmp_path: Path) -> None:
     g = GameResult(0, 1, 0, [], points=0.5, promise=0.5, proven_promise=0.5)
     assert not g.broken and not g.proven_broken
     # the goal's words: lost (not drawn) after a rating of won or drawn
-    g = GameResult(0, 1, 0, [], points=0.5, promise=1.0)
-    assert g.broken and not g.lost_from_rating
-    g = GameResult(0, 1, 0, [], points=0.0, promise=1.0, capture_promise=None)
-    assert g.lost_from_rating and not g.lost_from_capture_rating
-    g = GameResult(0, 1, 0, [], points=0.0, promise=1.0, capture_promise=0.5)
-    assert g.lost_from_rating and g.lost_from_capture_rating
-    g = GameResult(0, 1, 0, [], points=0.0, promise=0.0, capture_promise=0.0)
-    assert not g.lost_from_rating and not g.lost_from_capture_rating
+    assert GameResult(0, 1, 0, [], points=0.5, promise=1.0).broken
+    for points, promise, capture, lost, lost_capture in (
+        (0.5, 1.0, None, False, False),
+        (0.0, 1.0, None, True, False),
+        (0.0, 1.0, 0.5, True, True),
+        (0.0, 0.0, 0.0, False, False),
+    ):
+        g = GameResult(0, 1, 0, [], points=points, promise=promise, capture_promise=capture)
+        assert (g.lost_from_rating, g.lost_from_capture_rating) == (lost, lost_capture)
     games = [
         GameResult(0, 1, 0, [], points=0.5, promise=1.0),
         GameResult(1, 1, 1, [], points=0.0, promise=1.0, capture_promise=0.5),
