@@ -393,7 +393,10 @@ def run_match(
             bounds=bounds,
         )
         if g.fault is not None and g.faulty is not None:  # start afresh after a fault
-            pair[g.faulty].close()
+            faulty = pair[g.faulty]
+            faulty.close(keep_log=True)
+            if faulty.log.name not in g.fault:
+                g.fault += f" (its stderr: {faulty.log.name})"
         return g
 
     def done(g: GameResult) -> None:

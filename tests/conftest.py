@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,16 @@ def private_user_dirs(
     developer saved on this machine nor leave anything behind. Subprocesses
     inherit it through the environment. The cache directory is left alone:
     the endgame databases built there are only ever a speed-up.
+
+    The temporary folder too: what a program a test kills on purpose cannot
+    clean up (a virtual board's serial port, an engine's stderr log) stays in
+    pytest's folders, which pytest prunes, not in the machine's ``/tmp``.
     """
     home = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    temporary = home / "tmp"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     return home

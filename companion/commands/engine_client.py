@@ -7,11 +7,14 @@ CMD``, by the live engine worker (``serve --engine CMD``,
 (:mod:`companion.engine_match`). A reader thread
 queues the engine's lines so that every wait has a time limit; an engine that
 breaks the protocol, says nothing in time or exits raises
-:class:`EngineFault` with the end of its stderr (kept in a log file).
+:class:`EngineFault` with the end of its stderr. The stderr goes to a log file
+in the temporary folder, deleted when the engine is closed unless it failed
+(the fault's message names the file).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import shlex
@@ -68,6 +71,9 @@ class ProtocolEngine:
         :class:`EngineFault` (and is ended)."""
         self.command = command
         self.name = name
+        self.faulted = False
+        """Whether the engine raised a fault (or was said to have one): its log is kept."""
+        self._closed = False
         words = shlex.split(command)  # ValueError for an unclosed quote
         if not words:
             raise OSError("the engine command is empty")
@@ -113,7 +119,7 @@ class ProtocolEngine:
             self.proc.stdin.write(line + "\n")
             self.proc.stdin.flush()
         except OSError as exc:
-            raise EngineFault(f"{self.name} is not running ({exc})") from None
+            raise self._fault(f"{self.name} is not running ({exc})") from None
 
     def until(self, word: str, timeout: float) -> list[str]:
         """Lines up to the first that starts with ``word``; EngineFault on timeout or exit."""
@@ -124,14 +130,19 @@ class ProtocolEngine:
             try:
                 line = self.lines.get(timeout=max(left, 0.001))
             except queue.Empty:
-                raise EngineFault(
+                raise self._fault(
                     f"{self.name} sent no {word!r} within {timeout:.1f} s{self._last_words()}"
                 ) from None
             if line is None:
-                raise EngineFault(f"{self.name} exited (waiting for {word!r}){self._last_words()}")
+                raise self._fault(f"{self.name} exited (waiting for {word!r}){self._last_words()}")
             got.append(line)
             if line.split()[:1] == [word]:
                 return got
+
+    def _fault(self, message: str) -> EngineFault:
+        """The fault to raise; the engine's log is then kept when it is closed."""
+        self.faulted = True
+        return EngineFault(message)
 
     def _last_words(self) -> str:
         """The end of the engine's stderr (its log file), for a fault's message."""
@@ -162,7 +173,7 @@ class ProtocolEngine:
         try:
             pit, _ = parse_bestmove(lines[-1])
         except ProtocolError as exc:
-            raise EngineFault(f"{self.name}: {exc}") from None
+            raise self._fault(f"{self.name}: {exc}") from None
         depth = nodes = nps = score = mate = None
         pv: tuple[str, ...] = ()
         book = False
@@ -178,7 +189,14 @@ class ProtocolEngine:
                 score, mate, pv = info.score_cp, info.mate, info.pv
         return MoveReport(pit, depth, nodes, nps, seconds, book and depth is None, score, mate, pv)
 
-    def close(self) -> None:
+    def close(self, *, keep_log: bool | None = None) -> None:
+        """End the program (``quit``, else killed) and close its stderr log, which is
+        deleted unless ``keep_log`` (by default: kept if the engine raised a fault, so
+        that the file the fault's message names still holds its last words). Closing
+        again does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         if self.proc.poll() is None:
             try:
                 self.send("quit")
@@ -186,3 +204,7 @@ class ProtocolEngine:
             except (EngineFault, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait(5)
+        self.log.close()
+        if not (self.faulted if keep_log is None else keep_log):
+            with contextlib.suppress(OSError):
+                os.unlink(self.log.name)

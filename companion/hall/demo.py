@@ -7,6 +7,7 @@ ports after the hall's), and the hall page in this process.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -66,8 +67,9 @@ def run_demo_hall(
         raise ValueError("--hall takes 1 to 50 boards")
     from companion.commands.hall import run_hall
 
-    broker = LocalBroker(Path(tempfile.mkdtemp(prefix="oware-hall-broker-")))
-    broker.start()
+    folder = Path(tempfile.mkdtemp(prefix="oware-hall-broker-"))
+    broker = LocalBroker(folder)
+    broker.start()  # a broker that does not start keeps its folder: the message names its log
     url = broker.url("demo")
     children: list[subprocess.Popen[bytes]] = []
     try:
@@ -90,3 +92,4 @@ def run_demo_hall(
             except subprocess.TimeoutExpired:
                 child.kill()
         broker.stop()
+        shutil.rmtree(folder, ignore_errors=True)  # the demo's broker keeps nothing

@@ -57,7 +57,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import os
 import queue
 import shlex
 import threading
@@ -227,11 +226,7 @@ def _start(command: str) -> ProtocolEngine:
 def _end(engine: ProtocolEngine, *, keep_log: bool) -> None:
     """Stop the program (``quit``, else killed); its stderr log is kept after a failure."""
     with contextlib.suppress(OSError):
-        engine.close()
-    with contextlib.suppress(OSError):
-        engine.log.close()
-        if not keep_log:
-            os.unlink(engine.log.name)
+        engine.close(keep_log=keep_log)
 
 
 def check_engine(command: str) -> str:

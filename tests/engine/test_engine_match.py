@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import shlex
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -54,13 +55,22 @@ def fake_engine(tmp_path: Path, name: str, answer: str) -> str:
 
 
 @pytest.fixture
-def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temporary folder the engines' stderr logs go to, this test's own."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.fixture
+def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logs: Path) -> str:
     monkeypatch.setenv("OWARE_COMPANION_CACHE", str(tmp_path))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     return f"{shlex.quote(sys.executable)} -m companion.cli engine --no-endgame"
 
 
-def test_ours_against_ours_plays_whole_games(ours: str) -> None:
+def test_ours_against_ours_plays_whole_games(ours: str, logs: Path) -> None:
     out = io.StringIO()
     results = run_match(ours, ours, 2, 0.05, 7, out=out, progress=io.StringIO(), cwd=str(ROOT))
     text = out.getvalue()
@@ -78,6 +88,7 @@ def test_ours_against_ours_plays_whole_games(ours: str) -> None:
     assert all(r.seeds is not None and 0 < r.seeds <= 48 for g in results for r in g.reports[0])
     assert results[0].reports[0][0].seeds == 48
     assert "boards of more than 22 seeds:" in text
+    assert list(logs.iterdir()) == []  # no engine failed: their stderr logs are gone
 
 
 def test_open_board_depth_counts_full_time_moves_of_untabled_boards_only() -> None:
@@ -102,7 +113,9 @@ def test_open_board_depth_counts_full_time_moves_of_untabled_boards_only() -> No
     assert "no full-time move" in open_board_depth(reports[3:], 0.5)
 
 
-def test_an_illegal_move_voids_the_game_and_is_counted(ours: str, tmp_path: Path) -> None:
+def test_an_illegal_move_voids_the_game_and_is_counted(
+    ours: str, tmp_path: Path, logs: Path
+) -> None:
     cheat = fake_engine(tmp_path, "cheat", "bestmove a")  # North's pit, whoever moves
     out = io.StringIO()
     results = run_match(ours, cheat, 2, 0.05, 1, out=out, progress=io.StringIO(), cwd=str(ROOT))
@@ -111,6 +124,10 @@ def test_an_illegal_move_voids_the_game_and_is_counted(ours: str, tmp_path: Path
     assert all(g.points is None and g.faulty == 1 for g in results), text
     assert "illegal move" in (first.fault or "") and "faults: ours 0, other 2" in text
     assert "no valid game" in text
+    # the faulty engine's stderr is kept, once per game, and named; the other's is not
+    kept = sorted(logs.iterdir())
+    assert len(kept) == 2 and all(f.name.startswith("engine-other-") for f in kept)
+    assert all(any(str(f) in (g.fault or "") for g in results) for f in kept)
 
 
 def test_a_false_claim_of_the_end_voids_the_game(ours: str, tmp_path: Path) -> None:

@@ -37,7 +37,10 @@ def test_demo_hall_starts_a_broker_boards_and_the_hall_then_stops_them(tmp_path:
         "--port", str(port), "--data-dir", str(tmp_path), "--speed", "6",
     ]  # fmt: skip
     out = (tmp_path / "demo.out").open("wb")
-    demo = subprocess.Popen(cmd, env=env(), stdout=out, stderr=out, cwd=ROOT)
+    temporary = tmp_path / "tmp"  # the demo's own temporary folder, to see it left empty
+    temporary.mkdir()
+    demo_env = {**env(), "TMPDIR": str(temporary)}
+    demo = subprocess.Popen(cmd, env=demo_env, stdout=out, stderr=out, cwd=ROOT)
     try:
 
         def two_boards_playing() -> bool:
@@ -63,6 +66,8 @@ def test_demo_hall_starts_a_broker_boards_and_the_hall_then_stops_them(tmp_path:
         assert demo.wait(timeout=60) in (0, 130, -signal.SIGINT)
     for pid in children:  # nothing left behind
         assert not os.path.exists(f"/proc/{pid}") or "Z" in Path(f"/proc/{pid}/stat").read_text()
+    # nor in the temporary folder: the broker's folder, the boards' virtual serial ports
+    assert list(temporary.iterdir()) == []
 
 
 def test_a_board_port_another_program_holds_is_passed_over() -> None:
