@@ -255,16 +255,25 @@ def segment_plan(
     position: Position,
     values: npt.NDArray[np.uint8],
     bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
+    *,
+    guess: bool = False,
 ) -> SegmentPlan | None:
     """:func:`core.engine.segment.solve_segment` for an Abapa ``position`` with its
-    history, ``values`` the endgame databases, ``bounds`` their layers' game bounds."""
+    history, ``values`` the endgame databases, ``bounds`` their layers' game bounds;
+    ``guess``: the plan on the values where the bounds settle nothing."""
     mover = position.to_move
     earlier = [
         (to_relative(p.pits, p.to_move), p.to_move == mover) for p in since_capture(position)
     ]
     board = to_relative(position.pits, mover)
     return solve_segment(
-        board, earlier, position.stores[mover], position.stores[1 - mover], values, bounds=bounds
+        board,
+        earlier,
+        position.stores[mover],
+        position.stores[1 - mover],
+        values,
+        bounds=bounds,
+        guess=guess,
     )
 
 
@@ -329,7 +338,7 @@ def analyze(
             replace(m, final=_final_split(engine, board, m.pit - 6 * mover, mine, theirs))
             for m in result.moves
         ]
-    if plan is not None:
+    if plan is not None and (plan.proven or _guess_may_lead(result, plan, mover)):
         _follow_plan(result, plan, mover)
     return result
 
@@ -345,7 +354,19 @@ def _segment_plan(position: Position, engine: Searcher) -> SegmentPlan | None:
     # captures leaving the segment are scored by the game bounds where the searcher has
     # them (the values below 11 seeds may rest on the cycle convention)
     covered = engine.lows.shape[0] >= layer_offset(n)
-    return segment_plan(position, engine.values, (engine.lows, engine.highs) if covered else None)
+    if not covered:
+        return segment_plan(position, engine.values)
+    # where they settle nothing, the plan on the values is a better guess than the
+    # search's horizon: it plays the segment's own repetitions out
+    return segment_plan(position, engine.values, (engine.lows, engine.highs), guess=True)
+
+
+def _guess_may_lead(result: Analysis, plan: SegmentPlan, mover: int) -> bool:
+    """Whether a plan on the values (a guess) may replace the search's choice: not where
+    the search proves a win, nor for a move it proves lost."""
+    pit = plan.move + 6 * mover
+    scores = {m.pit: m.score for m in result.moves}
+    return result.moves[0].score < WIN and scores.get(pit, -WIN) > -WIN
 
 
 def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:
@@ -359,6 +380,7 @@ def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:
         "result": plan.result,
         "seeds": plan.seeds,
         "positions": plan.positions,
+        "proven": plan.proven,
     }
 
 

@@ -23,7 +23,8 @@ position that entered the attractor earlier, so play never comes back to a posit
 reaches an ending worth the threshold. An exit is worth, to each side, the game bound
 worst for it (:func:`core.engine.retrograde.game_bounds`), so that the plan's promise
 holds under the real cycle rule; without bounds, the databases' values, which may rest
-on their cycle convention.
+on their cycle convention. Where the bounds settle nothing, the plan on the values is
+there on request, marked as a guess (:attr:`SegmentPlan.proven`).
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ class SegmentPlan:
     """A mover-relative pit (0-5) that forces :attr:`seeds`."""
     positions: int
     """Positions of the segment."""
+    proven: bool = True
+    """Whether the captures leaving the segment were scored by the game bounds (the plan
+    holds under the cycle rule); False: by the databases' values, which may rest on
+    their cycle convention (see :func:`solve_segment`)."""
 
 
 @njit
@@ -80,12 +85,14 @@ def _explore(
     history_side: I64,
     lows: U8,
     highs: U8,
+    values: U8,
     offsets: I64,
     max_nodes: int,
     side: I8,
     edges: I32,
     fixed: I32,
     fixed_high: I32,
+    fixed_value: I32,
     count: I32,
     ends: I32,
 ) -> int:
@@ -96,8 +103,9 @@ def _explore(
     ``edges[i, k]`` the child node, or -1 where the move ends the game or leaves the
     segment, worth at least ``fixed[i, k]`` and at most ``fixed_high[i, k]`` seeds to
     the root's mover (a capture's child is scored by ``lows`` and ``highs``, its
-    mover's bounds; a repetition is worth one exact split). ``ends[i]`` >= 0: no move
-    (the game ends there), worth that.
+    mover's bounds; a repetition is worth one exact split), and worth
+    ``fixed_value[i, k]`` by the databases' ``values``. ``ends[i]`` >= 0: no move (the
+    game ends there), worth that.
     """
     n = int(root.sum())
     size = offsets[n + 1] - offsets[n]
@@ -137,13 +145,16 @@ def _explore(
                 at = offsets[left] + rank(child, CUMULATIVE)
                 low = int(lows[at]) if left else 0
                 high = int(highs[at]) if left else 0
+                value = int(values[at]) if left else 0
                 edges[head, k] = -1
                 if s == 0:  # the root's mover took: it ends with the rest of n
                     fixed[head, k] = n - high
                     fixed_high[head, k] = n - low
+                    fixed_value[head, k] = n - value
                 else:  # the other side took: the root's mover moves in the child
                     fixed[head, k] = low
                     fixed_high[head, k] = high
+                    fixed_value[head, k] = value
                 continue
             cs = 1 - s
             key = cs * size + rank(child, CUMULATIVE)
@@ -152,6 +163,7 @@ def _explore(
                 edges[head, k] = -1
                 fixed[head, k] = side_sum(child, 0) if cs == 0 else side_sum(child, 6)
                 fixed_high[head, k] = fixed[head, k]
+                fixed_value[head, k] = fixed[head, k]
                 continue
             at = index[key]
             if at < 0:
@@ -250,6 +262,7 @@ def solve_segment(
     values: U8,
     max_nodes: int = MAX_NODES,
     bounds: tuple[U8, U8] | None = None,
+    guess: bool = False,
 ) -> SegmentPlan | None:
     """The result the mover of the mover-relative ``root`` forces in its segment, when no
     play can do better, and a move forcing it; None when the segment does not settle it
@@ -263,11 +276,16 @@ def solve_segment(
     a capture leaving the segment is scored, the bound worst for the side whose forcing
     is asked; without them, by ``values``, which below 11 seeds may rest on the
     databases' cycle convention and promise what the cycle rule does not give.
+
+    ``guess``: where the bounds settle nothing, the plan with the captures scored by
+    ``values`` instead (:attr:`SegmentPlan.proven` False). It still plays the segment's
+    own repetitions out exactly, which a search sees only to its horizon; what it
+    promises holds if the values of the positions the captures make do.
     """
     root = np.ascontiguousarray(root, dtype=np.int8)
     n = int(root.sum())
     lows, highs = (values, values) if bounds is None else bounds
-    if n > MAX_SEEDS or n == 0 or min(lows.shape[0], highs.shape[0]) < OFFSETS[n]:
+    if n > MAX_SEEDS or n == 0 or min(lows.shape[0], highs.shape[0], values.shape[0]) < OFFSETS[n]:
         return None
     hist = np.zeros((len(history), 12), dtype=np.int8)
     hist_side = np.zeros(len(history), dtype=np.int64)
@@ -279,6 +297,7 @@ def solve_segment(
     edges = np.zeros((cap, 6), dtype=np.int32)
     fixed = np.zeros((cap, 6), dtype=np.int32)
     fixed_high = np.zeros((cap, 6), dtype=np.int32)
+    fixed_value = np.zeros((cap, 6), dtype=np.int32)
     count = np.zeros(cap, dtype=np.int32)
     ends = np.zeros(cap, dtype=np.int32)
     total = _explore(
@@ -287,12 +306,14 @@ def solve_segment(
         hist_side,
         lows,
         highs,
+        values,
         OFFSETS,
         cap,
         side,
         edges,
         fixed,
         fixed_high,
+        fixed_value,
         count,
         ends,
     )
@@ -301,12 +322,33 @@ def solve_segment(
     first = np.zeros(total + 1, dtype=np.int32)
     preds = np.zeros(max(1, int((edges[:total] >= 0).sum())), dtype=np.int32)
     _predecessors(total, edges, count, first, preds)
-    order = np.zeros(total, dtype=np.int32)
     # the root's mover ends with x of the n seeds: mine + x against theirs + n - x
     win_from = (theirs + n - mine) // 2 + 1
     draw_at = (theirs + n - mine) // 2 if (theirs + n - mine) % 2 == 0 else -1
     if win_from <= 0 or win_from > n + 1:
         return None  # the result no longer depends on the segment (or a win is out of reach)
+    graph = (total, side, edges, count, ends, first, preds)
+    plan = _plan(graph, root, n, win_from, draw_at, fixed, fixed_high, bounds is not None)
+    if plan is None and guess and bounds is not None:
+        plan = _plan(graph, root, n, win_from, draw_at, fixed_value, fixed_value, False)
+    return plan
+
+
+def _plan(
+    graph: tuple[int, I8, I32, I32, I32, I32, I32],
+    root: I8,
+    n: int,
+    win_from: int,
+    draw_at: int,
+    low: I32,
+    high: I32,
+    proven: bool,
+) -> SegmentPlan | None:
+    """:func:`solve_segment`'s plan on the explored segment ``graph``, each capture
+    leaving it worth ``low`` to the root's mover when it asks what it forces and
+    ``high`` when the other side does (``proven``: by the game bounds)."""
+    total, side, edges, count, ends, first, preds = graph
+    order = np.zeros(total, dtype=np.int32)
 
     def in_attractor(threshold: int, player: int) -> bool:
         """Whether the root is in ``player``'s attractor for ``threshold`` (see
@@ -314,7 +356,7 @@ def solve_segment(
         if threshold > n:
             return player == 1  # no ending gives the mover more than every seed
         # each player counts an exit at the bound worst for it
-        worth = fixed if player == 0 else fixed_high
+        worth = low if player == 0 else high
         _attractor(total, side, edges, worth, count, ends, first, preds, threshold, player, order)
         return bool(order[0] >= 0)
 
@@ -332,12 +374,12 @@ def solve_segment(
     best_move, best_order = -1, 1 << 30
     for k in range(int(count[0])):
         at = int(edges[0, k])
-        entered = (0 if fixed[0, k] >= threshold else -1) if at < 0 else int(order[at])
+        entered = (0 if low[0, k] >= threshold else -1) if at < 0 else int(order[at])
         if 0 <= entered < best_order:
             best_move, best_order = int(moves[k]), entered
     if best_move < 0:
         return None  # cannot happen: the root entered the attractor through a move
-    return SegmentPlan(result, threshold, best_move, total)
+    return SegmentPlan(result, threshold, best_move, total, proven)
 
 
 def warm_up() -> None:

@@ -34,6 +34,14 @@ GAME_23_START = "1-0-0-2-3-0-0-0-0-0-2-0-21-19-S"
 GAME_23_MOVES = "AeAfEaDbBdAcDdBeAfEa"
 
 
+#: Game 43 of a match against Aalina at 0.5 s a move (seed 3): North captured, leaving
+#: eight seeds whose value is a draw by the databases; South went round for 30 plies and
+#: at ply 101 played E, after which no plan on the values held the draw, and lost 22-26
+#: by repetition. Game 15 reached the same board and played the same E, and lost too.
+GAME_43_START = "1-1-0-1-1-3-0-0-0-0-1-0-18-22-S"
+GAME_43_MOVES = "AeBfFcEaDbAdCeBcDdCeDfFbCcBdAe"
+
+
 @pytest.fixture(scope="module")
 def database() -> np.ndarray:
     return retrograde.build(8)  # every layer under game seven's nine seeds
@@ -171,3 +179,25 @@ def test_analysis_plays_the_forcing_move_first(database: np.ndarray) -> None:
     a = analyze(p, seconds=0.2, database=database, db_max=8)
     assert a.pv[0] == plan.move and a.moves[0].pit == plan.move
     assert a.extra["segment"]["result"] == 1
+
+
+def test_where_the_bounds_settle_nothing_the_plan_on_the_values_leads(
+    database: np.ndarray,
+) -> None:
+    """Ply 101 of game 43: on the game bounds the segment settles nothing; on the
+    databases' values South draws by B (a guess: the values of the boards its captures
+    make may rest on the cycle convention), and the analysis plays it, not E."""
+    p = Position.from_text(GAME_43_START)
+    for letter in GAME_43_MOVES:
+        p = p.play(LETTERS[letter])
+    assert p.to_text() == "0-1-1-1-3-0-1-0-0-0-0-1-18-22-S"
+    bounds = retrograde.game_bounds(8)
+    assert segment_plan(p, database, bounds) is None
+    guess = segment_plan(p, database, bounds, guess=True)
+    assert guess is not None and not guess.proven
+    assert (guess.result, guess.seeds, move_letter(guess.move)) == (0, 6, "B")
+    play_out(p, 0, 0, database, [3000])  # the draw, against every reply, on the values
+    a = analyze(p, seconds=0.3, database=database, db_max=8)
+    assert a.moves[0].pit == guess.move and a.pv[0] == guess.move
+    assert a.extra["segment"] == {"result": 0, "seeds": 6, "positions": guess.positions,
+                                  "proven": False}  # fmt: skip
