@@ -72,7 +72,7 @@ class SegmentPlan:
     """A mover-relative pit (0-5) that forces :attr:`seeds`."""
     positions: int
     """Positions of the segment."""
-    proven: bool = True
+    proven: bool
     """Whether the captures leaving the segment were scored by the game bounds (the plan
     holds under the cycle rule); False: by the databases' values, which may rest on
     their cycle convention (see :func:`solve_segment`)."""

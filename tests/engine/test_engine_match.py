@@ -55,12 +55,10 @@ def fake_engine(tmp_path: Path, name: str, answer: str) -> str:
 
 
 @pytest.fixture
-def logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The temporary folder the engines' stderr logs go to, this test's own."""
-    folder = tmp_path / "tmp"
-    folder.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    return folder
+def logs() -> Path:
+    """The temporary folder the engines' stderr logs go to: this test's own, which
+    ``tests/conftest.py`` sets up."""
+    return Path(tempfile.gettempdir())
 
 
 @pytest.fixture
