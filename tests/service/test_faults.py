@@ -359,10 +359,12 @@ def test_a_restart_replays_only_since_the_last_checkpoint(tmp_path: Path) -> Non
     try:
         replayed, used = _replayed_lines(again.log_text())
         assert used and replayed < total / 2, (replayed, total)
+        # The moves are read before the history: the restarted sim board begins a new game,
+        # and a new_game judged between the two reads must be in the history read second.
+        shown = [m["name"] for m in again.get("/api/board/1/state").json()["moves"]]
         # from the checkpoint and the tail, exactly what a replay of the whole log gives
         history = again.get("/api/board/1/events", params={"limit": 5000}).json()["events"]
         assert history[: len(events)] == events
-        shown = [m["name"] for m in again.get("/api/board/1/state").json()["moves"]]
         assert shown[: len(moves)] == moves or any(
             e["type"] == "new_game" for e in history[len(events) :]
         )
