@@ -35,7 +35,7 @@ from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relati
 from core.engine.ranking import layer_offset
 from core.engine.retrograde import lookup
 from core.engine.search import Searcher, SearchResult, describe_score, history_hashes
-from core.engine.segment import MAX_SEEDS, SegmentPlan, solve_segment
+from core.engine.segment import MAX_NODES, MAX_SEEDS, NODES_PER_SECOND, SegmentPlan, solve_segment
 from core.notation import move_name
 from core.position import Position
 
@@ -257,10 +257,12 @@ def segment_plan(
     bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
     *,
     guess: bool = False,
+    max_nodes: int = MAX_NODES,
 ) -> SegmentPlan | None:
     """:func:`core.engine.segment.solve_segment` for an Abapa ``position`` with its
     history, ``values`` the endgame databases, ``bounds`` their layers' game bounds;
-    ``guess``: the plan on the values where the bounds settle nothing."""
+    ``guess``: the plan on the values where the bounds settle nothing; ``max_nodes``:
+    the segment's size beyond which it is not played out."""
     mover = position.to_move
     earlier = [
         (to_relative(p.pits, p.to_move), p.to_move == mover) for p in since_capture(position)
@@ -272,6 +274,7 @@ def segment_plan(
         position.stores[mover],
         position.stores[1 - mover],
         values,
+        max_nodes=max_nodes,
         bounds=bounds,
         guess=guess,
     )
@@ -316,7 +319,7 @@ def analyze(
             on_iteration(from_search(position, found))
 
     started = time.perf_counter()
-    plan = _segment_plan(position, engine)
+    plan = _segment_plan(position, engine, seconds)
     if seconds is not None:
         # the play-out's time is the move's: the search (whose first depth always
         # completes) gets what is left
@@ -338,14 +341,19 @@ def analyze(
             replace(m, final=_final_split(engine, board, m.pit - 6 * mover, mine, theirs))
             for m in result.moves
         ]
-    if plan is not None and (plan.proven or _guess_may_lead(result, plan, mover)):
-        _follow_plan(result, plan, mover)
+    if plan is not None and plan.win_open:
+        _keep_the_draw(result, plan, mover)
+    elif plan is not None and (plan.proven or _guess_may_lead(result, plan, mover)):
+        _follow_plan(result, plan, mover, plan.move)
     return result
 
 
-def _segment_plan(position: Position, engine: Searcher) -> SegmentPlan | None:
+def _segment_plan(
+    position: Position, engine: Searcher, seconds: float | None
+) -> SegmentPlan | None:
     """The play-out of the position's capture-free segment (:mod:`core.engine.segment`),
-    where it settles the result: Abapa's cycle rule, databases under a small board."""
+    where it settles the result: Abapa's cycle rule, databases under a small board. A
+    move given ``seconds`` may explore a larger segment than :data:`MAX_NODES`."""
     board = to_relative(position.pits, position.to_move)
     # (the segment's exits need every layer under the board's, not the board's own)
     n = int(board.sum())
@@ -354,11 +362,13 @@ def _segment_plan(position: Position, engine: Searcher) -> SegmentPlan | None:
     # captures leaving the segment are scored by the game bounds where the searcher has
     # them (the values below 11 seeds may rest on the cycle convention)
     covered = engine.lows.shape[0] >= layer_offset(n)
+    nodes = max(MAX_NODES, int(NODES_PER_SECOND * seconds)) if seconds else MAX_NODES
     if not covered:
-        return segment_plan(position, engine.values)
+        return segment_plan(position, engine.values, max_nodes=nodes)
     # where they settle nothing, the plan on the values is a better guess than the
     # search's horizon: it plays the segment's own repetitions out
-    return segment_plan(position, engine.values, (engine.lows, engine.highs), guess=True)
+    bounds = (engine.lows, engine.highs)
+    return segment_plan(position, engine.values, bounds, guess=True, max_nodes=nodes)
 
 
 def _guess_may_lead(result: Analysis, plan: SegmentPlan, mover: int) -> bool:
@@ -369,10 +379,25 @@ def _guess_may_lead(result: Analysis, plan: SegmentPlan, mover: int) -> bool:
     return result.moves[0].score < WIN and scores.get(pit, -WIN) > -WIN
 
 
-def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:
-    """Put the move that forces the segment's result first: the search, which sees only
-    to its horizon, may rate a move that goes round in circles as high."""
-    pit = plan.move + 6 * mover
+def _keep_the_draw(result: Analysis, plan: SegmentPlan, mover: int) -> None:
+    """Where the segment forces a draw and a win may still be there, play the search's
+    best move among those that keep the draw, unless the search proves the win: playing
+    for the win with any move loses the draw to a capture whose board the bounds leave
+    open (game 13 of the 2 s match, ``docs/ENGINE.md``). A guess (a plan on the values)
+    gives way to a move the search proves lost."""
+    if result.moves[0].score >= WIN:
+        return
+    for m in result.moves:
+        if m.pit - 6 * mover in plan.keeps and (plan.proven or m.score > -WIN):
+            _follow_plan(result, plan, mover, m.pit - 6 * mover)
+            return
+
+
+def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int, move: int) -> None:
+    """Put ``move`` (mover-relative), which keeps the segment's result, first: the
+    search, which sees only to its horizon, may rate a move that goes round in circles
+    as high."""
+    pit = move + 6 * mover
     result.moves.sort(key=lambda m: m.pit != pit)
     if result.pv[:1] != [pit]:
         result.pv = [pit]
@@ -381,6 +406,7 @@ def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int) -> None:
         "seeds": plan.seeds,
         "positions": plan.positions,
         "proven": plan.proven,
+        "win_open": plan.win_open,
     }
 
 

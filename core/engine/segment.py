@@ -17,10 +17,14 @@ reaches such an ending in a finite number of moves (an attractor, computed backw
 from the endings); play that goes round for ever is counted against the mover there, and
 in the mover's favour for what it *may* get.
 
-When what the mover forces and what it may get give the same win, or the same draw,
-:func:`solve_segment` returns a move that forces it: each of its moves leads to a
-position that entered the attractor earlier, so play never comes back to a position and
-reaches an ending worth the threshold. An exit is worth, to each side, the game bound
+When the mover forces a win, or a draw, :func:`solve_segment` returns a move that forces
+it: each of its moves leads to a position that entered the attractor earlier, so play
+never comes back to a position and reaches an ending worth the threshold. Every move
+into the attractor keeps the result too (:attr:`SegmentPlan.keeps`): from any position
+of the attractor, with the history grown by the moves played, the attractor's own play
+still reaches such an ending. Where the draw is forced and a win may still be there, the
+plan says so (:attr:`SegmentPlan.win_open`), for the search to choose among the moves
+that keep the draw. An exit is worth, to each side, the game bound
 worst for it (:func:`core.engine.retrograde.game_bounds`), so that the plan's promise
 holds under the real cycle rule; without bounds, the databases' values, which may rest
 on their cycle convention. Where the bounds settle nothing, the plan on the values is
@@ -52,6 +56,10 @@ MAX_SEEDS = 10
 #: Positions of a segment beyond which it is not (a layer of 10 seeds holds 705,432
 #: positions counting both movers; a segment of 9 seeds was seen holding 303,806).
 MAX_NODES = 400_000
+#: Positions of a segment explored per second the move is given, where that is more
+#: than :data:`MAX_NODES`: each costs about half a microsecond to explore, and a segment
+#: of 10 seeds can hold 646,556 (game 13 of the 2 s match, ``docs/ENGINE.md``).
+NODES_PER_SECOND = 400_000
 
 I8 = npt.NDArray[np.int8]
 U8 = npt.NDArray[np.uint8]
@@ -76,6 +84,12 @@ class SegmentPlan:
     """Whether the captures leaving the segment were scored by the game bounds (the plan
     holds under the cycle rule); False: by the databases' values, which may rest on
     their cycle convention (see :func:`solve_segment`)."""
+    win_open: bool
+    """A draw the mover forces while the other side cannot hold off a win: play that
+    goes round, or captures whose scores are open, may still give the mover more."""
+    keeps: tuple[int, ...]
+    """Every mover-relative pit that keeps :attr:`seeds` forced (:attr:`move` among
+    them): where a win is open, the one to play is the best of these by other means."""
 
 
 @njit
@@ -360,26 +374,30 @@ def _plan(
         _attractor(total, side, edges, worth, count, ends, first, preds, threshold, player, order)
         return bool(order[0] >= 0)
 
+    win_open = False
     if in_attractor(win_from, 0):
         result, threshold = 1, win_from
     elif draw_at >= 1 and in_attractor(draw_at, 0):
-        if not in_attractor(win_from, 1):
-            return None  # a win may be there for the taking: the search decides
+        # a win may be there for the taking where the other side cannot hold it off
+        win_open = not in_attractor(win_from, 1)
         result, threshold = 0, draw_at
-        in_attractor(draw_at, 0)  # the draw's order of entry again, for the move
+        in_attractor(draw_at, 0)  # the draw's order of entry again, for the moves
     else:
         return None  # the mover cannot force a draw: the search looks for the opponent's slip
     moves = np.zeros(6, dtype=np.int64)
     legal_moves(root, moves, NO_CAPTURE)
     best_move, best_order = -1, 1 << 30
+    keeps = []
     for k in range(int(count[0])):
         at = int(edges[0, k])
         entered = (0 if low[0, k] >= threshold else -1) if at < 0 else int(order[at])
+        if entered >= 0:
+            keeps.append(int(moves[k]))
         if 0 <= entered < best_order:
             best_move, best_order = int(moves[k]), entered
     if best_move < 0:
         return None  # cannot happen: the root entered the attractor through a move
-    return SegmentPlan(result, threshold, best_move, total, proven)
+    return SegmentPlan(result, threshold, best_move, total, proven, win_open, tuple(keeps))
 
 
 def warm_up() -> None:

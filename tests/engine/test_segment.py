@@ -110,11 +110,13 @@ def play_out(
     budget: list[int],
     ply: int = 0,
     bounds: Bounds | None = None,
+    every_keep: bool = False,
 ) -> None:
     """Follow the plans of ``hero`` against every reply, to the end of the segment, and
     check the result promised there (the rules core ends repetitions; a capture leaves
     the segment at the databases' value, or with ``bounds`` at the bound worst for the
-    hero)."""
+    hero). ``every_keep``: follow each move the plan says keeps the result, not only
+    its own."""
     budget[0] -= 1
     if budget[0] < 0:
         return
@@ -135,20 +137,30 @@ def play_out(
         return
     if p.to_move == hero:
         plan = segment_plan(p, values, bounds)
-        assert plan is not None and plan.result >= promised
-        play_out(p.play(plan.move + 6 * hero), hero, promised, values, budget, ply + 1, bounds)
+        assert plan is not None and plan.result >= promised and plan.move in plan.keeps
+        if every_keep and len(plan.keeps) > 1:
+            budget.append(0)  # (counts the positions where the hero had a choice)
+        for move in plan.keeps if every_keep else (plan.move,):
+            child = p.play(move + 6 * hero)
+            play_out(child, hero, promised, values, budget, ply + 1, bounds, every_keep)
         return
     for pit in p.legal_moves():
-        play_out(p.play(pit), hero, promised, values, budget, ply + 1, bounds)
+        play_out(p.play(pit), hero, promised, values, budget, ply + 1, bounds, every_keep)
 
 
-@pytest.mark.parametrize("scored_by", ["values", "game bounds"])
+@pytest.mark.parametrize(
+    ("scored_by", "every_keep"),
+    [("values", False), ("game bounds", False), ("game bounds", True)],
+    ids=["values", "game-bounds", "game-bounds-every-move-it-keeps"],
+)
 def test_the_plan_keeps_its_promise_against_every_reply(
-    database: np.ndarray, scored_by: str
+    database: np.ndarray, scored_by: str, every_keep: bool
 ) -> None:
+    """Its own move, or (``every_keep``) any of the moves it says keep the result, each
+    time the hero is to move: the result holds whichever the search picks among them."""
     bounds = retrograde.game_bounds(8) if scored_by == "game bounds" else None
     rng = np.random.default_rng(5)
-    checked = 0
+    checked = opened = chosen = 0
     for _ in range(120):
         p = Position.initial()
         while not p.is_over and sum(p.pits) > 7:
@@ -165,8 +177,13 @@ def test_the_plan_keeps_its_promise_against_every_reply(
         if plan is None:
             continue
         checked += 1
-        play_out(p, p.to_move, plan.result, database, [300], bounds=bounds)
+        opened += plan.win_open
+        budget = [300]
+        play_out(p, p.to_move, plan.result, database, budget, bounds=bounds, every_keep=every_keep)
+        chosen += len(budget) - 1
     assert checked >= 10, checked
+    assert chosen >= 10 or not every_keep, chosen
+    print(f"{checked} plans, {opened} with a win open, {chosen} choices among moves kept")
 
 
 def test_analysis_plays_the_forcing_move_first(database: np.ndarray) -> None:
@@ -200,4 +217,31 @@ def test_where_the_bounds_settle_nothing_the_plan_on_the_values_leads(
     a = analyze(p, seconds=0.3, database=database, db_max=8)
     assert a.moves[0].pit == guess.move and a.pv[0] == guess.move
     assert a.extra["segment"] == {"result": 0, "seeds": 6, "positions": guess.positions,
-                                  "proven": False}  # fmt: skip
+                                  "proven": False, "win_open": False}  # fmt: skip
+
+
+#: Game 13 of a match against Aalina at 2 s a move (seed 4): North's capture at ply 116
+#: left ten seeds of which the game bounds give South 6 to 8 (24 to 26 in all): a draw
+#: proven, a win open. Its segment (646,556 positions) was past the solver's size, and
+#: the search played C, then went on playing for the win; North's capture at ply 122
+#: left eight seeds rated 20 to 26 for South, who lost 23-25 by repetition.
+GAME_13_BOARD = "0-1-1-1-0-1-1-0-0-5-0-0-18-20-S"
+
+
+def test_where_a_draw_is_proven_and_a_win_open_a_move_keeping_the_draw_is_played() -> None:
+    p = Position.from_text(GAME_13_BOARD)
+    values = retrograde.build(9)  # every layer under the board's ten seeds
+    bounds = retrograde.game_bounds(11)
+    board = to_relative(p.pits, 0)
+    assert (retrograde.lookup(bounds[0], board), retrograde.lookup(bounds[1], board)) == (6, 8)
+    assert segment_plan(p, values, bounds) is None  # past MAX_NODES: played out at 2 s
+    plan = segment_plan(p, values, bounds, max_nodes=800_000)
+    assert plan is not None and plan.proven and plan.win_open
+    assert (plan.result, plan.seeds, plan.keeps) == (0, 6, (5,))
+    # B, which keeps nothing, gives North a win it forces
+    after_b = segment_plan(p.play(1), values, bounds, max_nodes=800_000)
+    assert after_b is not None and after_b.result == 1
+    # at 2 s a move the segment is played out, and the search (which proves no win)
+    # plays the one move that keeps the draw
+    a = analyze(p, seconds=2.0, database=values, db_max=9, bounds=bounds)
+    assert a.extra["segment"]["win_open"] and a.moves[0].pit == 5 and a.pv[0] == 5
