@@ -33,7 +33,7 @@ there on request, marked as a guess (:attr:`SegmentPlan.proven`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -90,6 +90,9 @@ class SegmentPlan:
     keeps: tuple[int, ...]
     """Every mover-relative pit that keeps :attr:`seeds` forced (:attr:`move` among
     them): where a win is open, the one to play is the best of these by other means."""
+    toward: int = -1
+    """Where a win is open and asked for (``guess``): the move of the databases' values'
+    win when it is one of :attr:`keeps`, else -1."""
 
 
 @njit
@@ -343,8 +346,13 @@ def solve_segment(
         return None  # the result no longer depends on the segment (or a win is out of reach)
     graph = (total, side, edges, count, ends, first, preds)
     plan = _plan(graph, root, n, win_from, draw_at, fixed, fixed_high, bounds is not None)
-    if plan is None and guess and bounds is not None:
-        plan = _plan(graph, root, n, win_from, draw_at, fixed_value, fixed_value, False)
+    if guess and bounds is not None and (plan is None or plan.win_open):
+        on_values = _plan(graph, root, n, win_from, draw_at, fixed_value, fixed_value, False)
+        if plan is None:
+            return on_values
+        if on_values is not None and on_values.result == 1 and on_values.move in plan.keeps:
+            # the values' win, by a move that keeps the proven draw: the way to aim
+            return replace(plan, toward=on_values.move)
     return plan
 
 

@@ -245,3 +245,37 @@ def test_where_a_draw_is_proven_and_a_win_open_a_move_keeping_the_draw_is_played
     # plays the one move that keeps the draw
     a = analyze(p, seconds=2.0, database=values, db_max=9, bounds=bounds)
     assert a.extra["segment"]["win_open"] and a.moves[0].pit == 5 and a.pv[0] == 5
+
+
+def test_where_a_win_is_open_the_values_win_is_aimed_at_only_by_a_move_keeping_the_draw(
+    database: np.ndarray,
+) -> None:
+    """With ``guess``, a proven draw with a win open aims at the databases' values' win
+    (``toward``) where its move keeps the draw, and only there."""
+    bounds = retrograde.game_bounds(8)
+    rng = np.random.default_rng(11)
+    opened = aimed = 0
+    for _ in range(400):
+        p = Position.initial()
+        while not p.is_over and sum(p.pits) > 7:
+            p = p.play(int(rng.choice(p.legal_moves())))
+        for _ in range(int(rng.integers(0, 6))):
+            if p.is_over:
+                break
+            p = p.play(int(rng.choice(p.legal_moves())))
+        if p.is_over or sum(p.pits) == 0:
+            continue
+        plan = segment_plan(p, database, bounds, guess=True)
+        if plan is None or not plan.win_open:
+            continue
+        opened += 1
+        on_values = segment_plan(p, database)
+        wins = on_values is not None and on_values.result == 1
+        if plan.toward >= 0:
+            aimed += 1
+            assert on_values is not None and wins and plan.toward == on_values.move
+            assert plan.toward in plan.keeps
+        else:
+            assert not wins or on_values.move not in plan.keeps  # type: ignore[union-attr]
+    assert opened >= 3, opened
+    print(f"{opened} proven draws with a win open, {aimed} aiming at the values' win")
