@@ -97,6 +97,12 @@ def test_a_command_the_log_cannot_take_is_not_applied(tmp_path: Path) -> None:
         while "1" not in service.boards and time.monotonic() < deadline:
             time.sleep(0.05)  # (a board joins once its log is resumed)
         board = service.boards["1"]
+        # the recorded session ends at once and says so (a link message to the
+        # pages); wait for it, so that nothing but the command is published below
+        while board.link.get("state") != "disconnected" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert board.link.get("detail") == "end of the recorded session", board.link
+        time.sleep(0.2)  # (the state is set a moment before it is published)
         before = client.get("/api/board/1/state").json()["position"]
         published, events = board.hub.published, len(board.events)
         fd = _fd_of(board.session.path)
@@ -109,6 +115,8 @@ def test_a_command_the_log_cannot_take_is_not_applied(tmp_path: Path) -> None:
                 assert ws.receive_json()["type"] == "state"
                 ws.send_json({"command": "set_position", "position": MOVED})
                 answer = ws.receive_json()
+                while answer["type"] == "link":  # (the pages' link state, not the answer)
+                    answer = ws.receive_json()
         finally:
             os.dup2(saved, fd)
             os.close(saved)
