@@ -380,18 +380,17 @@ def _guess_may_lead(result: Analysis, plan: SegmentPlan, mover: int) -> bool:
 
 
 def _keep_the_draw(result: Analysis, plan: SegmentPlan, mover: int) -> None:
-    """Where the segment forces a draw and a win may still be there: the move of the
-    databases' values' win where it keeps the draw or the bounds do not prove that it
-    gives it away (:attr:`SegmentPlan.toward`: keeping the draw by every other move lets
-    such wins go), else the search's best move among those that keep the draw (playing
+    """Where the segment forces a draw and a win may still be there, play the search's
+    best move among those that keep the draw (the move of the databases' values' win
+    where it is one of them), unless the search proves the win: playing
     for the win with any move loses the draw to a capture whose board the bounds leave
-    open: game 13 of the 2 s match, ``docs/ENGINE.md``). Nothing changes where the
-    search proves the win; a guess gives way to a move the search proves lost."""
+    open (game 13 of the 2 s match, ``docs/ENGINE.md``). A guess (a plan on the values)
+    gives way to a move the search proves lost."""
     if result.moves[0].score >= WIN:
         return
     scores = {m.pit: m.score for m in result.moves}
     if plan.toward >= 0 and scores.get(plan.toward + 6 * mover, -WIN) > -WIN:
-        _follow_plan(result, plan, mover, plan.toward)  # the values' win
+        _follow_plan(result, plan, mover, plan.toward)  # the values' win, keeping the draw
         return
     for m in result.moves:
         if m.pit - 6 * mover in plan.keeps and (plan.proven or m.score > -WIN):
@@ -400,9 +399,9 @@ def _keep_the_draw(result: Analysis, plan: SegmentPlan, mover: int) -> None:
 
 
 def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int, move: int) -> None:
-    """Put ``move`` (mover-relative), which keeps the segment's result (or aims at the
-    values' win past it), first: the search, which sees only to its horizon, may rate a
-    move that goes round in circles as high."""
+    """Put ``move`` (mover-relative), which keeps the segment's result, first: the
+    search, which sees only to its horizon, may rate a move that goes round in circles
+    as high."""
     pit = move + 6 * mover
     result.moves.sort(key=lambda m: m.pit != pit)
     if result.pv[:1] != [pit]:

@@ -92,8 +92,7 @@ class SegmentPlan:
     them): where a win is open, the one to play is the best of these by other means."""
     toward: int = -1
     """Where a win is open and asked for (``guess``): the move of the databases' values'
-    win when it is one of :attr:`keeps` or the bounds do not prove that it gives the
-    draw away (the other side cannot force the mover below a draw after it), else -1."""
+    win when it is one of :attr:`keeps`, else -1."""
 
 
 @njit
@@ -351,39 +350,10 @@ def solve_segment(
         on_values = _plan(graph, root, n, win_from, draw_at, fixed_value, fixed_value, False)
         if plan is None:
             return on_values
-        if on_values is not None and on_values.result == 1:
-            # the values' win is the way to aim where its move keeps the proven draw, or
-            # at least is not proven to give it away: a draw kept by every other move
-            # lets the win go (four games of the 0.5 s match, docs/ENGINE.md)
-            move = on_values.move
-            if move in plan.keeps or not _gives_away(graph, root, move, draw_at, fixed_high):
-                return replace(plan, toward=move)
+        if on_values is not None and on_values.result == 1 and on_values.move in plan.keeps:
+            # the values' win, by a move that keeps the proven draw: the way to aim
+            return replace(plan, toward=on_values.move)
     return plan
-
-
-def _gives_away(
-    graph: tuple[int, I8, I32, I32, I32, I32, I32],
-    root: I8,
-    move: int,
-    threshold: int,
-    high: I32,
-) -> bool:
-    """Whether, after the root's ``move``, the other side forces the root's mover below
-    ``threshold`` seeds, each capture leaving the segment worth ``high`` (the bound best
-    for the mover, so that only a proof counts)."""
-    total, side, edges, count, ends, first, preds = graph
-    moves = np.zeros(6, dtype=np.int64)
-    legal_moves(root, moves, NO_CAPTURE)
-    for k in range(int(count[0])):
-        if int(moves[k]) != move:
-            continue
-        at = int(edges[0, k])
-        if at < 0:
-            return bool(high[0, k] < threshold)
-        order = np.zeros(total, dtype=np.int32)
-        _attractor(total, side, edges, high, count, ends, first, preds, threshold, 1, order)
-        return bool(order[at] >= 0)
-    raise ValueError(f"{move} is not a move of the root")
 
 
 def _plan(
