@@ -8,7 +8,7 @@ The question it answers: the learned counters miss the accuracy goals on the
 development photographs (``python -m bench.vision``); would more photographs of the
 board fix that, and how many? It answers from the data alone:
 
-* Only the folder's **train split** is read (:mod:`vision.dataset`); the
+* Only the folder's **train split** is read (:mod:`vision.evaluation.dataset`); the
   held-out split, on which ``python -m bench.vision`` reports, stays untouched.
 * The train split is dealt into five folds by file-name hash. For each fold
   the product's own ``adapt`` (what ``train-counter`` runs) is given a share
@@ -44,10 +44,10 @@ from pathlib import Path
 from typing import Any
 
 from companion.commands.camera_shared import add_fine_tuning_options, progress_bar, views_phrase
-from vision.dataset import load_folder
-from vision.deep_counter import DeepCounter
-from vision.deep_train import INSTALL_HINT
-from vision.ensemble import FOLDS, EnsembleCounter, training_threads
+from vision.counting.cnn import NetCounter
+from vision.counting.deep import DeepCounter
+from vision.counting.ensemble import FOLDS, EnsembleCounter, training_threads
+from vision.evaluation.dataset import load_folder
 from vision.evaluation.learning_curve import (
     GOALS,
     Share,
@@ -55,7 +55,7 @@ from vision.evaluation.learning_curve import (
     photographs_for,
     power_law,
 )
-from vision.net_counter import NetCounter
+from vision.learning.deep_train import INSTALL_HINT
 
 
 def _shares(text: str) -> list[float]:

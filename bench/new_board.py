@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision.belief_scores import score_beliefs
-from vision.counter import PitCounter
 from vision.counting import counter_kind
-from vision.dataset import Example, load_folder
+from vision.counting.beliefs import PitCounter
+from vision.evaluation.belief_scores import score_beliefs
+from vision.evaluation.dataset import Example, load_folder
 from vision.evaluation.full_games import ANSWER_SECONDS, full_games, within_pace
 from vision.evaluation.full_games import report_lines as full_report_lines
 from vision.evaluation.new_board import (
@@ -125,11 +125,11 @@ def ensemble_fitter(
 ) -> Callable[[Sequence[Image], Sequence[int]], PitCounter]:
     """The calibration's fine-tuning of a network counter, with ``members`` networks."""
     if kind == "deep":
-        from vision.deep_counter import DeepCounter
+        from vision.counting.deep import DeepCounter
 
         return lambda crops, counts: DeepCounter.builtin().adapt(crops, counts, members=members)
     if kind == "cnn":
-        from vision.net_counter import NetCounter
+        from vision.counting.cnn import NetCounter
 
         return lambda crops, counts: NetCounter.builtin().adapt(crops, counts, members=members)
     raise ValueError(f"--members needs --counter deep or cnn, not {kind}")

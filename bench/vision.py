@@ -10,17 +10,17 @@ Counting (a folder laid out as ``<count>/<image>.png``)::
         [--save-beliefs FILE.npz]
 
 Evaluates on the held-out split of DIR (file-name hash, see
-:mod:`vision.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
+:mod:`vision.evaluation.dataset`) unless ``--split all``. ``--adapt DIR2`` simulates
 the user's calibration step: the learned counter is adapted to the
 *training* split of DIR2 (at most N images per count, only the counts given
 by ``--adapt-counts``: ``0,4`` is what the calibration step's empty board
 and start position give), never to held-out images: the deeper network
-(:mod:`vision.deep_counter`, default; fine-tuning it needs PyTorch, the
+(:mod:`vision.counting.deep`, default; fine-tuning it needs PyTorch, the
 ``learn`` extra, and uses every core) or the small numpy network
-(``--counter cnn``, :mod:`vision.net_counter`) is fine-tuned (``--members``
+(``--counter cnn``, :mod:`vision.counting.cnn`) is fine-tuned (``--members``
 networks, averaged), or with ``--counter mlp`` the older feature model is
 adapted. The deep network's fine-tuning also draws piles pasted from DIR2's
-own one-seed photographs (:mod:`vision.seed_paste`); ``--pasted 0`` measures
+own one-seed photographs (:mod:`vision.learning.seed_paste`); ``--pasted 0`` measures
 it without them. Counting speed is measured on one core. Prints exact accuracy per
 count and overall, accuracy within one seed, mean log-likelihood of the true
 count, how often the true count lies in the smallest 95 % set of the belief,
@@ -32,7 +32,7 @@ on short games whose piles stay within the counts photographed
 (:mod:`vision.evaluation.photo_games`). ``--save-beliefs`` keeps every photograph's
 belief, to compare with counts made by eye (``python -m bench.eye_count``).
 
-Full pipeline (a rendered game, see :mod:`vision.synth_game`)::
+Full pipeline (a rendered game, see :mod:`vision.render.synth_game`)::
 
     python -m bench.vision --video DIR/game.avi      # DIR holds game.json, empty.png, start.png
     python -m bench.vision --render DIR [--moves 12] [--seed 0]   # render one first
@@ -66,17 +66,18 @@ from companion.commands.camera_shared import (
     views_phrase,
     whole_number,
 )
-from vision.belief_scores import score_beliefs
-from vision.counter import Counter, PitCounter
-from vision.dataset import Example, load_folder, per_count_subset
-from vision.deep_counter import DeepCounter
-from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.counting.beliefs import PitCounter
+from vision.counting.cnn import NetCounter
+from vision.counting.deep import DeepCounter
+from vision.counting.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.counting.mlp import Counter
+from vision.evaluation.belief_scores import score_beliefs
+from vision.evaluation.dataset import Example, load_folder, per_count_subset
 from vision.evaluation.eye_count import save_beliefs
 from vision.evaluation.full_games import TALL
 from vision.evaluation.photo_games import longest_common
 from vision.learning.layouts import LAYOUTS
-from vision.net_counter import NetCounter
-from vision.seed_paste import seed_bank
+from vision.learning.seed_paste import seed_bank
 
 
 def bench_dataset(args: argparse.Namespace) -> int:
@@ -172,9 +173,9 @@ def bench_dataset(args: argparse.Namespace) -> int:
 
 def _scratch(chosen: list[Example]) -> Counter:
     """A counter trained only on the given images (no rendered prior)."""
-    from vision.counter import augment
-    from vision.features import features_of
-    from vision.model import MLP, fit_temperature
+    from vision.counting.beliefs import augment
+    from vision.counting.features import features_of
+    from vision.counting.model import MLP, fit_temperature
 
     ys = np.array([e.count for e in chosen])
     feats = np.stack([features_of(augment(e.image)) for e in chosen])
@@ -215,8 +216,8 @@ def bench_video(video: Path, referee_defaults: bool) -> int:
     """Full pipeline on a rendered game: fps on one core and moves recognised."""
     from core import Position
     from core.referee import Referee
-    from vision.calibrate import PositionLearner, locate, teach
-    from vision.pipeline import CAMERA_REFEREE, BoardReader, counter_for
+    from vision.capture.pipeline import CAMERA_REFEREE, BoardReader, counter_for
+    from vision.learning.calibrate import PositionLearner, locate, teach
 
     cv2.setNumThreads(1)
     folder = video.parent
@@ -362,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--referee-defaults",
         action="store_true",
-        help="use the referee's own defaults instead of vision.pipeline.CAMERA_REFEREE",
+        help="use the referee's own defaults instead of vision.capture.pipeline.CAMERA_REFEREE",
     )
     parser.add_argument(
         "--new-board",
@@ -426,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return bench_dataset(args)
     if args.render is not None:
-        from vision.synth_game import render_session
+        from vision.render.synth_game import render_session
 
         session = render_session(args.render, n_moves=args.moves, seed=args.seed)
         args.video = session.video

@@ -1,35 +1,32 @@
 """Vision: read seed counts from a camera over a real wooden board.
 
-A camera frame goes through these modules, in this order:
+The package is laid out by role; a camera frame goes through the first three in order:
 
-* :mod:`vision.source` – capture (``camera://N``, network streams, ``video://file``),
-  reconnecting, and the Source interface the live service uses;
-* :mod:`vision.locate` – find the board (ArUco markers, else the 2 × 6 pit grid);
-  :mod:`vision.calibration` – the corners saved as JSON, rectification, one crop per pit
-  (:mod:`vision.layout` says which cell is which pit);
-* :mod:`vision.motion` – hands and motion: covered pits read ``None``, ``stable`` flag;
-* counting, one belief over 0 … 48 seeds per pit: :mod:`vision.counting` names every
-  counter kind and the default, and says how to add one;
-  :mod:`vision.counting.head` (the rendered network's features, a head fitted on the
-  calibration's photos in seconds),
-  :mod:`vision.area` (seed area against the empty pit, the calibrated default),
-  :mod:`vision.deep_counter` (seven-layer networks, :mod:`vision.deep_net`, trained with
-  PyTorch by :mod:`vision.deep_train`, run in numpy; the most accurate on real photographs
-  once fine-tuned on the user's board), :mod:`vision.net_counter` (small numpy networks,
-  :mod:`vision.cnn`), both ensembles of :mod:`vision.ensemble`, or
-  :mod:`vision.counter` (hand-made features + a small MLP, :mod:`vision.features` +
-  :mod:`vision.model`; also home of the belief shaping every counter shares);
-* :mod:`vision.pipeline` – all of the above per frame → :class:`core.observation.Observation`;
-* :mod:`vision.calibrate` – the user's calibration step and learning from the game;
-  :mod:`vision.learning.layouts` – the calibration's layouts, their picture and check.
+* :mod:`vision.capture` – frames in, observations out: the camera source
+  (``camera://N``, network streams, ``video://file``) behind the Source interface the live
+  service uses (:mod:`~vision.capture.source`), hands and motion over each pit
+  (:mod:`~vision.capture.motion`), one frame → :class:`core.observation.Observation`
+  (:mod:`~vision.capture.pipeline`), and whether the counts are sure enough to referee
+  with (:mod:`~vision.capture.count_health`);
+* :mod:`vision.geometry` – where the board is: found by ArUco markers or the 2 × 6 pit
+  grid (:mod:`~vision.geometry.locate`), its corners saved as JSON and one crop per pit
+  (:mod:`~vision.geometry.calibration`), which cell is which pit
+  (:mod:`~vision.geometry.layout`);
+* :mod:`vision.counting` – one belief over 0 … 48 seeds per pit crop: the registry names
+  every counter kind and the default (``deep``) and says how to add one; each kind is a
+  module of its own (``area``, ``head``, ``deep``, ``cnn``, ``mlp``), what they share is
+  :mod:`~vision.counting.beliefs`;
+* :mod:`vision.learning` – teaching the counter a board: the calibration's layouts and
+  step, the learner that adapts it from the positions the referee confirms, the album of
+  labelled pit photos, and the training of the built-in networks;
+* :mod:`vision.render` – data the package makes for itself: boards, pits, hands and game
+  videos painted with exact labels (:mod:`~vision.render.synth`), seeds dropped by a
+  physics engine (:mod:`~vision.render.physics_piles`) and lit by a path tracer
+  (:mod:`~vision.render.path_traced`);
+* :mod:`vision.evaluation` – what the benchmarks measure with (``python -m bench.vision``):
+  labelled folders (``<count>/<image>.png``), the new-board protocol, games read from a
+  counter's beliefs, belief scores.
 
-Data the package makes for itself: :mod:`vision.render.physics_piles` drops seeds into
-pits with a physics engine and photographs them, :mod:`vision.render.path_traced` lights
-those piles with a path tracer; :mod:`vision.synth` renders boards, pits, hands and
-whole game videos with exact labels (:mod:`vision.synth_game`); :mod:`vision.train`
-trains the built-in counters (MLP and networks) on them; :mod:`vision.dataset` reads
-labelled folders (``<count>/<image>.png``) for the benchmark, ``python -m bench.vision``, and
-:mod:`vision.evaluation.new_board` is its new-board protocol.
-:mod:`vision.seed_paste` makes taller piles out of the user's own photographs (seeds cut
-from one-seed crops, pasted onto others) for the deep network's fine-tuning.
+:mod:`vision.image_types` holds the picture types every module shares; the built-in
+networks' weights are in ``vision/models/``.
 """

@@ -14,7 +14,7 @@ extra; the head counter where PyTorch is missing); with the two views alone, the
 counter (a network shown only 0 and 4 seeds learns only those). Figures:
 ``docs/VISION.md``, "The new-board protocol".
 
-The calibration goes to :func:`vision.calibration.default_path` (the user's config
+The calibration goes to :func:`vision.geometry.calibration.default_path` (the user's config
 directory) unless ``--out`` says otherwise; ``count``, ``train-counter`` and ``serve`` read
 it from there when not given ``--calibration``, so a person calibrates once and every
 command knows the board.
@@ -39,7 +39,7 @@ from companion.commands.grab import grab_frame
 # the vision package is imported inside the handler: it is the optional "vision" extra
 
 if TYPE_CHECKING:
-    from vision.calibration import Calibration
+    from vision.geometry.calibration import Calibration
     from vision.image_types import Image
 
 CalibrationCounter = Literal["area", "head", "deep", "cnn"]
@@ -100,7 +100,7 @@ UNTAUGHT_WARNING = (
     " enough to lose moves without a word; calibrate again without --no-teach (the empty"
     " board, then the start position)"
 )
-"""Measured on four rendered games (``vision.synth_game``, seeds 0-3): the built-in counter
+"""Measured on four rendered games (``vision.render.synth_game``, seeds 0-3): the built-in counter
 on corners alone lost moves in every game; the counter taught on the two views followed
 every move."""
 TWO_VIEWS_WARNING = (
@@ -117,8 +117,8 @@ games."""
 def calibrate_camera(args: argparse.Namespace) -> int:
     """`calibrate --source camera://N`: locate the board, teach the counter, save JSON."""
     from core.source import SourceURLError
-    from vision.calibrate import locate, teach
-    from vision.calibration import CalibrationError, default_path, parse_corners
+    from vision.geometry.calibration import CalibrationError, default_path, parse_corners
+    from vision.learning.calibrate import locate, teach
 
     out = Path(args.out) if getattr(args, "out", None) else default_path()
     corners_text = getattr(args, "corners", None)
@@ -131,7 +131,7 @@ def calibrate_camera(args: argparse.Namespace) -> int:
     asked: str | None = getattr(args, "counter", None)
     kind = "area" if no_teach else _counter_kind(asked, layouts)
     if asked == "deep" and not no_teach:
-        from vision.deep_train import INSTALL_HINT, torch_available
+        from vision.learning.deep_train import INSTALL_HINT, torch_available
 
         if not torch_available():  # say so before the user clears the board
             print(f"error: {INSTALL_HINT}", file=sys.stderr)
@@ -195,7 +195,7 @@ def _counter_kind(asked: str | None, layouts: int) -> str:
         return asked
     if not layouts:
         return "area"  # two views teach a network only 0 and 4 seeds
-    from vision.deep_train import INSTALL_HINT, torch_available
+    from vision.learning.deep_train import INSTALL_HINT, torch_available
 
     if torch_available():
         return "deep"
@@ -220,7 +220,7 @@ def _layout_frames(
     """
     import cv2
 
-    from vision.deep_counter import DeepCounter
+    from vision.counting.deep import DeepCounter
     from vision.learning.layouts import calibration_layouts, check_layout, layout_picture
 
     reader = DeepCounter.builtin()  # loaded once: it reads every layout photo
@@ -247,7 +247,7 @@ def _layout_frames(
 
 def _previous_counter(path: Path) -> dict[str, Any] | None:
     """The adapted counter stored in the calibration at ``path``, if there is a usable one."""
-    from vision.calibration import Calibration, CalibrationError
+    from vision.geometry.calibration import Calibration, CalibrationError
 
     if not path.is_file():
         return None

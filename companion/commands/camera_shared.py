@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from vision.calibration import Calibration
+    from vision.geometry.calibration import Calibration
     from vision.image_types import Image
 
 
@@ -45,7 +45,7 @@ def add_fine_tuning_options(
     """``--steps``, ``--members`` and ``--views`` of a network counter (``scope``: " for …").
 
     All default to None, meaning the counter's own ADAPT_STEPS and
-    DEFAULT_VIEWS and vision.ensemble.MEMBERS: the vision package is not
+    DEFAULT_VIEWS and vision.counting.ensemble.MEMBERS: the vision package is not
     imported here (see the module docstring), so the handlers fill them in and the help names
     the values (a test keeps the two in step). A caller that wants another
     number of networks by default passes ``members``; the help then names it.

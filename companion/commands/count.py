@@ -2,7 +2,7 @@
 
 It reads one photo of the board and prints, per pit, the most likely count, the confidence
 and the smallest set of counts that holds 95 % of the belief. The calibration is the one
-``oware-companion calibrate`` saved (:func:`vision.calibration.default_path`) unless
+``oware-companion calibrate`` saved (:func:`vision.geometry.calibration.default_path`) unless
 ``--calibration`` names another; without any, it finds the board in the photo.
 """
 
@@ -56,9 +56,14 @@ NEVER_SEEN_WARNING = (
 
 def count_command(args: argparse.Namespace) -> int:
     """Handler of `count`: exit code 0, 1 (cannot read), 2 (bad calibration/board not found)."""
-    from vision.calibrate import locate
-    from vision.calibration import Calibration, CalibrationError, default_path, parse_corners
-    from vision.pipeline import counter_for
+    from vision.capture.pipeline import counter_for
+    from vision.geometry.calibration import (
+        Calibration,
+        CalibrationError,
+        default_path,
+        parse_corners,
+    )
+    from vision.learning.calibrate import locate
 
     try:
         frame = read_photo(Path(args.image))
@@ -112,7 +117,7 @@ def count_command(args: argparse.Namespace) -> int:
 
 def count_report(beliefs: npt.NDArray[np.float64]) -> list[dict[str, Any]]:
     """Per pit: most likely count, its probability, the 95 % set and the belief vector."""
-    from vision.counter import credible_set
+    from vision.counting.beliefs import credible_set
 
     out = []
     for pit, belief in enumerate(beliefs):

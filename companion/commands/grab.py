@@ -15,7 +15,7 @@ def grab_frame(url: str, frames: int = 5, timeout: float = 10.0) -> Image:
     """A frame from a camera URL (the last of a few, once auto-exposure settled)."""
     import cv2
 
-    from vision.source import parse_url
+    from vision.capture.source import parse_url
 
     target = parse_url(url).target
     cap = cv2.VideoCapture(target) if isinstance(target, str) else cv2.VideoCapture(int(target))

@@ -77,12 +77,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def train_counter_command(args: argparse.Namespace) -> int:
     """Handler of `train-counter`: exit 0, 1 (no usable images), 2 (bad calibration)."""
-    from vision.calibration import Calibration, CalibrationError, default_path
-    from vision.dataset import load_folder
-    from vision.deep_counter import DeepCounter
-    from vision.deep_train import INSTALL_HINT, torch_available
-    from vision.ensemble import MEMBERS
-    from vision.net_counter import NetCounter
+    from vision.counting.cnn import NetCounter
+    from vision.counting.deep import DeepCounter
+    from vision.counting.ensemble import MEMBERS
+    from vision.evaluation.dataset import load_folder
+    from vision.geometry.calibration import Calibration, CalibrationError, default_path
+    from vision.learning.deep_train import INSTALL_HINT, torch_available
 
     kind: TrainedCounter = args.counter
     if kind == "auto":

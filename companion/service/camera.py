@@ -1,5 +1,5 @@
 """A camera board's controls for the pages: :class:`dashboard.contracts.CameraControl`
-implemented over a camera source (:class:`vision.source.CameraSource`).
+implemented over a camera source (:class:`vision.capture.source.CameraSource`).
 
 :func:`camera_controls` says whether a source is a camera (it has a calibration, a
 last frame and manual corners: :class:`CornerCamera`), and wraps it; the wrapper
@@ -18,8 +18,8 @@ from dashboard.contracts import CornersRefused, NoFrameYet
 if TYPE_CHECKING:  # the vision extra is imported only where a camera is
     import numpy as np
 
-    from vision.calibration import Calibration
-    from vision.source import CameraSource
+    from vision.capture.source import CameraSource
+    from vision.geometry.calibration import Calibration
 
 
 @runtime_checkable
@@ -70,7 +70,7 @@ class CameraControls:
         return bytes(data.tobytes())
 
     def set_corners(self, corners: Sequence[tuple[float, float]]) -> dict[str, Any]:
-        from vision.calibration import CalibrationError
+        from vision.geometry.calibration import CalibrationError
 
         try:
             _, previous = self.source.set_corners(corners)

@@ -1,9 +1,10 @@
-"""``camera://0``, ``camera://rtsp://host/stream``: a camera (:class:`vision.source.CameraSource`).
+"""``camera://0``, ``camera://rtsp://host/stream``: a camera
+(:class:`vision.capture.source.CameraSource`).
 
 A camera (or a video, :mod:`.video`) reads the calibration it is given
 (``serve --calibration FILE``, or ``[camera] calibration`` in the venue
 config), else the one ``oware-companion calibrate`` saved by default
-(:func:`vision.calibration.default_path`); with neither, it is refused with a
+(:func:`vision.geometry.calibration.default_path`); with neither, it is refused with a
 line that says how to make one.
 
 A camera keeps the pit photos every confirmed position labels under
@@ -25,14 +26,14 @@ from core.source import SourceURLError
 from .options import OpenOptions
 
 if TYPE_CHECKING:
-    from vision.source import CameraSource
+    from vision.capture.source import CameraSource
 
 
 def open_camera(url: str, options: OpenOptions) -> CameraSource:
     """The camera (or video) at ``url``, with its calibration and pit-photo album."""
-    from vision.calibration import Calibration
-    from vision.pit_album import PitAlbum
-    from vision.source import CameraSource
+    from vision.capture.source import CameraSource
+    from vision.geometry.calibration import Calibration
+    from vision.learning.pit_album import PitAlbum
 
     path = camera_calibration_path(url, options.calibration)
     album = PitAlbum(options.pit_photos) if options.pit_photos is not None else None
@@ -41,8 +42,8 @@ def open_camera(url: str, options: OpenOptions) -> CameraSource:
 
 def check_camera(url: str, options: OpenOptions) -> None:
     """Refuse a URL that names no camera, and a camera without a usable calibration."""
-    from vision.calibration import Calibration
-    from vision.source import parse_url
+    from vision.capture.source import parse_url
+    from vision.geometry.calibration import Calibration
 
     parse_url(url)
     Calibration.load(camera_calibration_path(url, options.calibration))
@@ -55,7 +56,7 @@ def camera_calibration_path(url: str, given: Path | None = None) -> Path:
     ``oware-companion calibrate`` saved by default. Raises
     :class:`~core.source.SourceURLError` saying how to make one when there is none.
     """
-    from vision.calibration import default_path
+    from vision.geometry.calibration import default_path
 
     if given is not None:
         if not Path(given).is_file():

@@ -15,7 +15,7 @@ from .camera import check_camera, open_camera
 from .options import OpenOptions
 
 if TYPE_CHECKING:
-    from vision.source import CameraSource
+    from vision.capture.source import CameraSource
 
 
 def open_video(url: str, options: OpenOptions) -> CameraSource:
@@ -25,7 +25,7 @@ def open_video(url: str, options: OpenOptions) -> CameraSource:
 
 def check_video(url: str, options: OpenOptions) -> None:
     """Refuse a missing file, then what :func:`.camera.check_camera` refuses."""
-    from vision.source import parse_url
+    from vision.capture.source import parse_url
 
     target = parse_url(url)
     if target.kind == "file" and not Path(str(target.target)).is_file():

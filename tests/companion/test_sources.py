@@ -133,7 +133,7 @@ def test_camera_and_video_open_through_the_table(tmp_path: Path) -> None:
     cv2 = pytest.importorskip("cv2")  # the vision extra
     import numpy as np
 
-    from vision.calibration import Calibration
+    from vision.geometry.calibration import Calibration
 
     calibration = tmp_path / "camera.json"
     Calibration(((4.0, 4.0), (60.0, 4.0), (60.0, 44.0), (4.0, 44.0)), (64, 48)).save(calibration)

@@ -22,14 +22,14 @@ import pytest
 
 from tests.dashboard.conftest import TOKEN, open_view, screenshot
 from tests.service.conftest import Server, start_server
-from vision.calibration import Calibration
+from vision.geometry.calibration import Calibration
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture(scope="module")
 def camera_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
-    from vision.synth_game import render_session
+    from vision.render.synth_game import render_session
 
     folder = tmp_path_factory.mktemp("camera")
     render_session(folder / "game", n_moves=2, seed=5)

@@ -2,10 +2,10 @@
 
 One real service watches a rendered game video at its own pace, through a
 calibration whose counter is the built-in network with its temperature
-floored as after the calibration's two views (``vision.ensemble
+floored as after the calibration's two views (``vision.counting.ensemble
 .FEW_COUNTS_TEMPERATURE``): every pit's belief spreads over a dozen counts.
 After three settled boards the camera reports the state ``unsure``
-(:mod:`vision.count_health`), and the referee page shows a card saying what
+(:mod:`vision.capture.count_health`), and the referee page shows a card saying what
 to do.
 """
 
@@ -20,14 +20,14 @@ import pytest
 
 from tests.dashboard.conftest import open_view, screenshot
 from tests.service.conftest import Server, start_server
-from vision.calibration import Calibration
-from vision.deep_counter import DeepCounter
-from vision.ensemble import FEW_COUNTS_TEMPERATURE
+from vision.counting.deep import DeepCounter
+from vision.counting.ensemble import FEW_COUNTS_TEMPERATURE
+from vision.geometry.calibration import Calibration
 
 
 @pytest.fixture(scope="module")
 def vague_camera(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    from vision.synth_game import render_session
+    from vision.render.synth_game import render_session
 
     folder = tmp_path_factory.mktemp("vague")
     render_session(folder / "game", n_moves=10, seed=2)

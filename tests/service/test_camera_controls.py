@@ -14,7 +14,7 @@ import pytest
 from companion.service.camera import CameraControls, CornerCamera, camera_controls
 from dashboard.contracts import CameraControl, NoFrameYet
 from firmware_bridge.source import SimSource
-from vision.source import CameraSource
+from vision.capture.source import CameraSource
 
 
 def test_a_camera_source_has_controls_and_a_sensor_board_none() -> None:

@@ -24,9 +24,9 @@ import pytest
 from companion.service.config import ServiceConfig
 from companion.service.service import Service
 from companion.sources import SourceURLError, camera_calibration_path, open_source
-from vision.calibration import Calibration, CalibrationError, default_path
-from vision.dataset import load_folder
-from vision.source import CameraSource
+from vision.capture.source import CameraSource
+from vision.evaluation.dataset import load_folder
+from vision.geometry.calibration import Calibration, CalibrationError, default_path
 
 from .conftest import read_jsonl, session_log, start_server
 
@@ -125,7 +125,7 @@ def test_serve_without_a_calibration_exits_with_the_message_and_no_traceback(
 def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Path) -> None:
     """The README's steps on a rendered game: calibrate saves, serve finds it and keeps
     the game's labelled pit photos, train-counter learns from them."""
-    from vision.synth_game import render_session
+    from vision.render.synth_game import render_session
 
     game = tmp_path / "game"
     render_session(game, n_moves=4, seed=3)

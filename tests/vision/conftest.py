@@ -1,6 +1,6 @@
 """Shared rendered scenes for the vision tests (rendered once per test session).
 
-Everything is rendered by :mod:`vision.synth` from fixed seeds, so every run
+Everything is rendered by :mod:`vision.render.synth` from fixed seeds, so every run
 sees the same pictures.
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.calibrate import teach
-from vision.calibration import Calibration
-from vision.synth import Camera, Style, Truth, random_style, render_scene
+from vision.geometry.calibration import Calibration
+from vision.learning.calibrate import teach
+from vision.render.synth import Camera, Style, Truth, random_style, render_scene
 
 
 @dataclass
@@ -58,7 +58,7 @@ def board() -> Board:
 def game_dir(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     """Rendered games (video, calibration views, truth). The 12-move game with seed 1
     caught a referee regression (a seed still in hand read like the next move begun)."""
-    from vision.synth_game import render_session
+    from vision.render.synth_game import render_session
 
     moves, seed = request.param
     out = tmp_path_factory.mktemp("game")

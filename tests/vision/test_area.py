@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tests.vision.conftest import Board
-from vision.area import AreaCounter, AreaModel, count_blobs, reference_map
-from vision.counter import credible_set
-from vision.pipeline import counter_for
+from vision.capture.pipeline import counter_for
+from vision.counting.area import AreaCounter, AreaModel, count_blobs, reference_map
+from vision.counting.beliefs import credible_set
 
 
 def _entropy(p: np.ndarray) -> float:

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth import random_style, render_pit
+from vision.render.synth import random_style, render_pit
 
 
 def _load_bench() -> ModuleType:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tests.vision.conftest import Board
-from vision.calibration import Calibration, CalibrationError, parse_corners
-from vision.synth import render_scene
+from vision.geometry.calibration import Calibration, CalibrationError, parse_corners
+from vision.render.synth import render_scene
 
 
 def test_round_trip_through_a_file(tmp_path: Path, board: Board) -> None:

@@ -14,7 +14,7 @@ from companion.commands import count as count_command
 from companion.commands import train_counter
 from companion.commands.camera_calibration import calibrate_camera
 from tests.vision.conftest import Board
-from vision.calibration import Calibration
+from vision.geometry.calibration import Calibration
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -124,9 +124,9 @@ def test_training_sizes_must_be_positive(
 def test_calibrate_deep_without_pytorch_says_so_before_anything(
     files: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import vision.deep_train
+    import vision.learning.deep_train
 
-    monkeypatch.setattr(vision.deep_train, "torch_available", lambda: False)
+    monkeypatch.setattr(vision.learning.deep_train, "torch_available", lambda: False)
     assert calibrate_camera(_calibrate(files, counter="deep")) == 2
     assert "PyTorch" in capsys.readouterr().err
     assert not files["cal"].exists()
@@ -134,9 +134,9 @@ def test_calibrate_deep_without_pytorch_says_so_before_anything(
 
 def test_the_help_names_the_real_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     """The CLI cannot import vision for its help, so it writes the numbers: keep them true."""
-    from vision.deep_counter import DeepCounter
-    from vision.ensemble import MEMBERS
-    from vision.net_counter import NetCounter
+    from vision.counting.cnn import NetCounter
+    from vision.counting.deep import DeepCounter
+    from vision.counting.ensemble import MEMBERS
 
     with pytest.raises(SystemExit):
         _parser().parse_args(["train-counter", "--help"])
@@ -172,7 +172,7 @@ def test_calibrate_with_the_network_counter(
 def test_train_counter_on_a_labelled_folder(
     tmp_path: Path, files: dict[str, Path], board: Board, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from vision.synth import render_pit
+    from vision.render.synth import render_pit
 
     board.calibration.save(files["cal"])
     folder = tmp_path / "pits"
@@ -219,8 +219,8 @@ def test_calibrate_once_and_every_command_reads_it(
 ) -> None:
     """Without --out, calibrate saves in the user's config directory (private to the
     test, see tests/conftest.py); count and train-counter read it from there."""
-    from vision.calibration import default_path
-    from vision.synth import render_pit
+    from vision.geometry.calibration import default_path
+    from vision.render.synth import render_pit
 
     saved = default_path()
     count = ["count", str(files["photo"]), "--json"]
@@ -308,7 +308,7 @@ def test_train_counter_learns_from_the_photos_kept_of_your_games(
     """Without a folder, train-counter finds what serve kept (DATA_DIR/pit-photos/<camera>/)."""
     from companion.service.config import default_data_dir
     from companion.sources import pit_photo_folder
-    from vision.synth import render_pit
+    from vision.render.synth import render_pit
 
     board.calibration.save(files["cal"])
     quick = ["--calibration", str(files["cal"]), "--counter", "cnn", "--steps", "5"]

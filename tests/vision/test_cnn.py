@@ -7,12 +7,19 @@ import json
 import numpy as np
 import pytest
 
-from vision.cnn import SIDE, Network, jitter, prepare, training_base
-from vision.counter import MAX_COUNT, counter_from_json
-from vision.ensemble import FEW_COUNTS, FEW_COUNTS_TEMPERATURE, FOLDS, Holdout, rehearsal_pits
-from vision.model import softmax
-from vision.net_counter import NetCounter
-from vision.synth import random_style, render_pit
+from vision.counting import counter_from_json
+from vision.counting.beliefs import MAX_COUNT
+from vision.counting.cnn import NetCounter
+from vision.counting.cnn_net import SIDE, Network, jitter, prepare, training_base
+from vision.counting.ensemble import (
+    FEW_COUNTS,
+    FEW_COUNTS_TEMPERATURE,
+    FOLDS,
+    Holdout,
+    rehearsal_pits,
+)
+from vision.counting.model import softmax
+from vision.render.synth import random_style, render_pit
 
 
 def _loss(net: Network, x: np.ndarray, y: np.ndarray) -> float:

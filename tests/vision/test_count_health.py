@@ -1,11 +1,12 @@
-"""vision.count_health: when the camera's counts are too unsure for the referee to follow."""
+"""vision.capture.count_health: when the camera's counts are too unsure for the referee
+to follow."""
 
 from __future__ import annotations
 
 import pytest
 
 from core.observation import Observation, PitReading
-from vision.count_health import (
+from vision.capture.count_health import (
     BOARDS,
     NEAR_SHARE,
     CountHealth,

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.counter import (
-    MAX_COUNT,
-    Counter,
-    counter_from_json,
-    credible_set,
-    shape_beliefs,
-)
-from vision.model import MLP, fit_temperature
-from vision.synth import random_style, render_pit
+from vision.counting import counter_from_json
+from vision.counting.beliefs import MAX_COUNT, credible_set, shape_beliefs
+from vision.counting.mlp import Counter
+from vision.counting.model import MLP, fit_temperature
+from vision.render.synth import random_style, render_pit
 
 
 def test_top_class_is_spread_over_higher_counts() -> None:

@@ -20,11 +20,18 @@ def test_the_default_is_the_counter_the_camera_page_names() -> None:
     assert named.group(1) == DEFAULT
 
 
-def test_every_kind_names_a_module_that_exists() -> None:
+def test_every_kind_lives_in_its_own_module_of_the_counting_package() -> None:
     import importlib
 
-    for kind in KINDS.values():
+    for name, kind in KINDS.items():
+        assert kind.module == f"vision.counting.{name}", kind
         importlib.import_module(kind.module)
+    # and the package holds no counter the registry does not name
+    modules = {
+        p.stem for p in Path(importlib.import_module("vision.counting").__path__[0]).glob("*.py")
+    }
+    helpers = {"__init__", "beliefs", "features", "model", "ensemble", "deep_net", "cnn_net"}
+    assert modules - helpers == set(KINDS), sorted(modules - helpers)
 
 
 def test_an_unknown_kind_is_one_clear_line() -> None:
@@ -33,7 +40,7 @@ def test_an_unknown_kind_is_one_clear_line() -> None:
 
 
 def test_a_calibration_file_reads_back_through_the_registry() -> None:
-    from vision.synth import random_pit
+    from vision.render.synth import random_pit
 
     rng = np.random.default_rng(0)
     crops = [random_pit(n % 3, rng) for n in range(12)]

@@ -8,12 +8,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.calibrate import PositionLearner
-from vision.counter import Counter, credible_set
-from vision.dataset import is_held_out, load_folder, per_count_subset
-from vision.ensemble import FEW_COUNTS_TEMPERATURE
-from vision.net_counter import NetCounter
-from vision.synth import random_style, render_pit
+from vision.counting.beliefs import credible_set
+from vision.counting.cnn import NetCounter
+from vision.counting.ensemble import FEW_COUNTS_TEMPERATURE
+from vision.counting.mlp import Counter
+from vision.evaluation.dataset import is_held_out, load_folder, per_count_subset
+from vision.learning.calibrate import PositionLearner
+from vision.render.synth import random_style, render_pit
 
 REAL = Path("/work/shared/datasets/awale-pits-dev")
 
@@ -71,7 +72,7 @@ def test_a_counter_calibrated_on_two_counts_still_learns_from_the_game() -> None
     """The calibration step shows only 0 and 4 seeds. Fine-tuned on those real photographs,
     a network reads a 5-seed pit as 4, sure of it; learning from the game refuses a position
     the counter gives less than 1 %, so it would never learn 5. Its temperature is floored
-    (vision.ensemble.FEW_COUNTS_TEMPERATURE): the position after a first move is taken."""
+    (vision.counting.ensemble.FEW_COUNTS_TEMPERATURE): the position after a first move is taken."""
     train = load_folder(REAL, "train")
     held = load_folder(REAL, "held_out")
     calibration = [e for e in train if e.count in (0, 4)]

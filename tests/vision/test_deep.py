@@ -8,11 +8,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.counter import MAX_COUNT, counter_from_json
-from vision.deep_counter import DeepCounter
-from vision.deep_net import SIDE, DeepNetwork, prepare_deep
-from vision.deep_train import export, fit, jitter_deep, load_into, twin_logits
-from vision.synth import random_style, render_pit
+from vision.counting import counter_from_json
+from vision.counting.beliefs import MAX_COUNT
+from vision.counting.deep import DeepCounter
+from vision.counting.deep_net import SIDE, DeepNetwork, prepare_deep
+from vision.learning.deep_train import export, fit, jitter_deep, load_into, twin_logits
+from vision.render.synth import random_style, render_pit
 
 
 def _rendered(counts: list[int], seed: int, size: int = 80) -> list[np.ndarray]:
@@ -35,7 +36,7 @@ def test_the_numpy_network_computes_what_pytorch_trained() -> None:
 def test_a_stored_network_loads_back_into_pytorch_exactly() -> None:
     """Fine-tuning must start from the stored network, not from something like it."""
     network = DeepCounter.builtin().networks[0]
-    from vision.deep_train import _module
+    from vision.learning.deep_train import _module
 
     module = _module(network.classes, network.width)
     load_into(module, network)
@@ -120,7 +121,7 @@ def test_the_game_teaches_a_deep_counter() -> None:
     """Confirmed positions refit a deep counter in place (it used to fall to the feature model)."""
     import torch
 
-    from vision.calibrate import PositionLearner
+    from vision.learning.calibrate import PositionLearner
 
     threads = torch.get_num_threads()
     counter = DeepCounter.builtin()
@@ -142,10 +143,10 @@ def test_without_pytorch_a_deep_counter_counts_but_does_not_learn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A calibration made where PyTorch is installed must still work where it is not."""
-    import vision.deep_train
-    from vision.calibrate import PositionLearner
+    import vision.learning.deep_train
+    from vision.learning.calibrate import PositionLearner
 
-    monkeypatch.setattr(vision.deep_train, "torch_available", lambda: False)
+    monkeypatch.setattr(vision.learning.deep_train, "torch_available", lambda: False)
     counter = DeepCounter.builtin()
     assert not counter.can_adapt()
     pits = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]
@@ -158,7 +159,7 @@ def test_without_pytorch_a_deep_counter_counts_but_does_not_learn(
 
 def test_views_average_the_turned_and_mirrored_crop() -> None:
     """Eight views equal the mean of the one-view beliefs of the eight turned crops."""
-    from vision.counter import shape_beliefs
+    from vision.counting.beliefs import shape_beliefs
 
     one = DeepCounter.builtin()
     assert one.view_count == 1  # the default: eight views cost eight times the time
@@ -182,7 +183,7 @@ def test_views_average_the_turned_and_mirrored_crop() -> None:
 def test_training_threads_are_limited_inside_and_restored_after() -> None:
     import torch
 
-    from vision.ensemble import training_threads
+    from vision.counting.ensemble import training_threads
 
     before = torch.get_num_threads()
     torch.set_num_threads(2)
@@ -199,7 +200,7 @@ def test_training_threads_are_limited_inside_and_restored_after() -> None:
 
 def test_extra_pools_fill_their_share_of_every_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rehearsal and pasted piles take the share they are given; the labelled crops the rest."""
-    import vision.deep_train as deep_train
+    import vision.learning.deep_train as deep_train
 
     drawn: list[int] = []
     real_jitter = deep_train.jitter_deep
@@ -241,10 +242,10 @@ def test_fine_tuning_pastes_piles_from_the_crops_each_member_keeps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Pasted piles come only from a member's own crops: a held-back crop must not leak in."""
-    import vision.ensemble as ensemble
-    from vision.deep_counter import PASTED
-    from vision.ensemble import Holdout, TrainingSet
-    from vision.net_counter import NetCounter
+    import vision.counting.ensemble as ensemble
+    from vision.counting.cnn import NetCounter
+    from vision.counting.deep import PASTED
+    from vision.counting.ensemble import Holdout, TrainingSet
 
     asked: list[tuple[list[int], int]] = []
     real = ensemble.pasted_piles

@@ -12,7 +12,7 @@ import pytest
 
 from bench.eye_count import main
 from vision.evaluation.eye_count import TILE, read_counts, save_beliefs, write_sheets
-from vision.synth import random_style, render_pit
+from vision.render.synth import random_style, render_pit
 
 
 def _folder(root: Path, counts: range, per_count: int) -> Path:

@@ -11,8 +11,8 @@ import pytest
 
 from core import Position
 from core.referee import Referee
-from vision.calibrate import PositionLearner, locate, teach
-from vision.pipeline import CAMERA_REFEREE, BoardReader, counter_for
+from vision.capture.pipeline import CAMERA_REFEREE, BoardReader, counter_for
+from vision.learning.calibrate import PositionLearner, locate, teach
 
 
 @pytest.mark.slow

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.belief_scores import score_beliefs
 from vision.counting.head import HeadCounter
-from vision.dataset import Example
+from vision.evaluation.belief_scores import score_beliefs
+from vision.evaluation.dataset import Example
 from vision.evaluation.new_board import draw_calibration, run_new_board
 from vision.learning.layouts import calibration_layouts
-from vision.synth import random_style, render_pit
+from vision.render.synth import random_style, render_pit
 
 
 def _board(seed: int, per_count: int) -> list[Example]:

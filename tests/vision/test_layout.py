@@ -2,7 +2,7 @@
 
 import pytest
 
-from vision.layout import BoardLayout
+from vision.geometry.layout import BoardLayout
 
 
 def test_sowing_order_runs_counter_clockwise() -> None:

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from vision.deep_counter import DeepCounter
+from vision.counting.deep import DeepCounter
 from vision.learning.layouts import (
     EMPTY,
     LAYOUTS,
@@ -19,7 +19,7 @@ from vision.learning.layouts import (
     layout_picture,
     spread_layout,
 )
-from vision.synth import random_style, render_pit
+from vision.render.synth import random_style, render_pit
 
 
 def test_layouts_use_every_seed_and_show_every_count_0_to_9() -> None:

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from bench.learning_curve import main
-from vision.dataset import is_held_out
+from vision.evaluation.dataset import is_held_out
 from vision.evaluation.learning_curve import photographs_for, power_law, take_share
-from vision.synth import random_style, render_pit
+from vision.render.synth import random_style, render_pit
 
 
 def _folder(root: Path, per_count: int) -> None:
@@ -46,7 +46,7 @@ def test_no_extrapolation_without_a_falling_curve(ns: list[float], errors: list[
 
 
 def test_shares_are_stratified_nested_and_keep_every_count(tmp_path: Path) -> None:
-    from vision.dataset import load_folder
+    from vision.evaluation.dataset import load_folder
 
     _folder(tmp_path, 9)
     examples = load_folder(tmp_path)

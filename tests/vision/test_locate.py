@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.locate import corner_error, find_board, find_grid, find_markers
-from vision.synth import Camera, random_style, render_scene
+from vision.geometry.locate import corner_error, find_board, find_grid, find_markers
+from vision.render.synth import Camera, random_style, render_scene
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

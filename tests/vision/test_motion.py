@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.layout import BoardLayout
-from vision.motion import MotionDetector
+from vision.capture.motion import MotionDetector
+from vision.geometry.layout import BoardLayout
 
 LAY = BoardLayout()
 

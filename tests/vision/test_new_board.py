@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from vision.counting.head import HeadCounter
-from vision.dataset import Example
+from vision.evaluation.dataset import Example
 from vision.evaluation.new_board import followed_at_pace, learn_from_games, run_new_board
 from vision.evaluation.photo_games import GameResult
-from vision.synth import random_style, render_pit
+from vision.render.synth import random_style, render_pit
 
 
 def _game(moves: int, asked: int, named_all: bool = True) -> GameResult:

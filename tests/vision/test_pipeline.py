@@ -6,7 +6,7 @@ import numpy as np
 
 from core.observation import Observation
 from tests.vision.conftest import Board
-from vision.pipeline import BoardReader, belief_to_reading, counter_for
+from vision.capture.pipeline import BoardReader, belief_to_reading, counter_for
 
 
 def test_reading_is_trimmed_and_normalised() -> None:
@@ -41,8 +41,8 @@ def test_still_board_then_a_hand(board: Board) -> None:
 
 def test_a_nudged_board_is_found_again(board: Board) -> None:
     """Markers make the board easy to re-find: after a nudge the reader follows it."""
-    from vision.locate import corner_error
-    from vision.synth import Camera, render_scene
+    from vision.geometry.locate import corner_error
+    from vision.render.synth import Camera, render_scene
 
     reader = BoardReader(board.calibration, counter_for(board.calibration), relocate_every=1.0)
     pits = [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]

@@ -1,4 +1,4 @@
-"""The album of labelled pit photos a game leaves behind (vision/pit_album.py)."""
+"""The album of labelled pit photos a game leaves behind (vision/learning/pit_album.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.dataset import load_folder
-from vision.pit_album import PitAlbum
+from vision.evaluation.dataset import load_folder
+from vision.learning.pit_album import PitAlbum
 
 
 def _crops(n: int, seed: int = 0) -> list[np.ndarray]:

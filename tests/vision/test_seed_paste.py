@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.seed_paste import (
+from vision.learning.seed_paste import (
     MAX_OVERLAP,
     cut_seed,
     paste_seeds,
@@ -90,7 +90,7 @@ def test_pasting_adds_that_many_seeds_inside_the_bowl() -> None:
 
 def test_a_full_pit_refuses_more_seeds() -> None:
     """Where every spot would cover seeds already there, a seed is not placed."""
-    from vision.seed_paste import _place
+    from vision.learning.seed_paste import _place
 
     bank = seed_bank([_pit([(48, 48)])], [1])
     cut = bank[0].alpha
@@ -131,7 +131,7 @@ def test_nothing_to_cut_means_nothing_pasted() -> None:
 
 @pytest.mark.skipif(not REAL.is_dir(), reason=f"real pit photographs not present at {REAL}")
 def test_real_one_seed_photographs_give_clean_seeds() -> None:
-    from vision.dataset import load_folder
+    from vision.evaluation.dataset import load_folder
 
     train = load_folder(REAL, "train")
     ones = [e.image for e in train if e.count == 1]

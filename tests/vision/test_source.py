@@ -13,12 +13,12 @@ import pytest
 from core.observation import Observation
 from core.source import SourceURLError
 from tests.vision.conftest import Board
-from vision.calibrate import locate, teach
-from vision.count_health import BOARDS, NEAR_SHARE
-from vision.deep_counter import DeepCounter
-from vision.ensemble import FEW_COUNTS_TEMPERATURE
-from vision.source import CameraSource, CameraTarget, parse_url
-from vision.synth import render_game
+from vision.capture.count_health import BOARDS, NEAR_SHARE
+from vision.capture.source import CameraSource, CameraTarget, parse_url
+from vision.counting.deep import DeepCounter
+from vision.counting.ensemble import FEW_COUNTS_TEMPERATURE
+from vision.learning.calibrate import locate, teach
+from vision.render.synth import render_game
 
 
 def test_urls() -> None:
@@ -110,7 +110,7 @@ def test_confirmed_positions_teach_the_counter(board: Board) -> None:
 def test_corners_placed_by_hand_move_the_reading_at_once(board: Board, tmp_path: Path) -> None:
     """set_corners (the dashboard's fallback): the next frames are read through the new
     corners, with the same counter; the file is rewritten and the old one kept."""
-    from vision.calibration import Calibration, CalibrationError
+    from vision.geometry.calibration import Calibration, CalibrationError
 
     path = tmp_path / "cal.json"
     board.calibration.save(path)

@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth import (
+from vision.render.synth import (
     _seed_positions,
     random_style,
     render_game,

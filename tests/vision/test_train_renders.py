@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.deep_counter import DeepCounter
+from vision.counting.deep import DeepCounter
+from vision.learning.train import CHECK_EVERY, main, physics_renders
 from vision.render.physics_piles import build
-from vision.train import CHECK_EVERY, main, physics_renders
 
 
 def test_renders_are_read_with_their_counts_and_tall_piles_join_the_top_class(

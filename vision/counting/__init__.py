@@ -8,10 +8,16 @@ read one back from a calibration file (:func:`counter_from_json`).
 :data:`DEFAULT` is the kind ``calibrate`` makes when the user does not choose;
 ``docs/CAMERA.md`` names the same (a test checks it).
 
-To add a counter: write ``vision/counting/<kind>.py`` (or a module elsewhere in ``vision``)
-with a class that has ``beliefs(crops, pits) -> (n, 49) array`` and ``to_json()`` holding
-``"kind": "<kind>"``, add its :class:`CounterKind` here, and measure it with
-``python -m bench.vision --new-board DIR --counter <kind>``.
+Each kind lives in ``vision/counting/<kind>.py``; what they share is in
+:mod:`vision.counting.beliefs` (the belief shape and the :class:`PitCounter` interface),
+:mod:`vision.counting.ensemble` (networks averaged, fine-tuned), and the networks and
+features the learned kinds are made of (``deep_net``, ``cnn_net``, ``features``,
+``model``).
+
+To add a counter: write ``vision/counting/<kind>.py`` with a class that has
+``beliefs(crops, pits) -> (n, 49) array`` and ``to_json()`` holding ``"kind": "<kind>"``,
+add its :class:`CounterKind` here, and measure it with ``python -m bench.vision
+--new-board DIR --counter <kind>``.
 
 >>> sorted(KINDS) == sorted(["area", "head", "deep", "cnn", "mlp"])
 True
@@ -25,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vision.counter import PitCounter
+from vision.counting.beliefs import PitCounter
 from vision.image_types import Image
 
 
@@ -44,13 +50,13 @@ class CounterKind:
 
 
 def _area(crops: Sequence[Image], counts: Sequence[int]) -> PitCounter:
-    from vision.area import AreaCounter
+    from vision.counting.area import AreaCounter
 
     return AreaCounter.from_examples(crops, counts)
 
 
 def _load_area(data: dict[str, Any]) -> PitCounter:
-    from vision.area import AreaCounter
+    from vision.counting.area import AreaCounter
 
     return AreaCounter.from_json(data)
 
@@ -68,37 +74,37 @@ def _load_head(data: dict[str, Any]) -> PitCounter:
 
 
 def _deep(crops: Sequence[Image], counts: Sequence[int]) -> PitCounter:
-    from vision.deep_counter import DeepCounter
+    from vision.counting.deep import DeepCounter
 
     return DeepCounter.builtin().adapt(crops, counts)
 
 
 def _load_deep(data: dict[str, Any]) -> PitCounter:
-    from vision.deep_counter import DeepCounter
+    from vision.counting.deep import DeepCounter
 
     return DeepCounter.from_json(data)
 
 
 def _cnn(crops: Sequence[Image], counts: Sequence[int]) -> PitCounter:
-    from vision.net_counter import NetCounter
+    from vision.counting.cnn import NetCounter
 
     return NetCounter.builtin().adapt(crops, counts)
 
 
 def _load_cnn(data: dict[str, Any]) -> PitCounter:
-    from vision.net_counter import NetCounter
+    from vision.counting.cnn import NetCounter
 
     return NetCounter.from_json(data)
 
 
 def _mlp(crops: Sequence[Image], counts: Sequence[int]) -> PitCounter:
-    from vision.counter import Counter
+    from vision.counting.mlp import Counter
 
     return Counter.builtin().adapt(crops, counts)
 
 
 def _load_mlp(data: dict[str, Any]) -> PitCounter:
-    from vision.counter import Counter
+    from vision.counting.mlp import Counter
 
     return Counter.from_json(data)
 
@@ -108,7 +114,7 @@ KINDS: dict[str, CounterKind] = {
     for k in (
         CounterKind(
             "area",
-            "vision.area",
+            "vision.counting.area",
             "seed area against the same pit photographed empty (else a colour model)",
             _area,
             _load_area,
@@ -122,15 +128,17 @@ KINDS: dict[str, CounterKind] = {
         ),
         CounterKind(
             "deep",
-            "vision.deep_counter",
+            "vision.counting.deep",
             "seven-layer network fine-tuned with PyTorch on every calibration pit (minutes)",
             _deep,
             _load_deep,
         ),
         CounterKind(
-            "cnn", "vision.net_counter", "small numpy networks, fine-tuned", _cnn, _load_cnn
+            "cnn", "vision.counting.cnn", "small numpy networks, fine-tuned", _cnn, _load_cnn
         ),
-        CounterKind("mlp", "vision.counter", "hand-made features and a small MLP", _mlp, _load_mlp),
+        CounterKind(
+            "mlp", "vision.counting.mlp", "hand-made features and a small MLP", _mlp, _load_mlp
+        ),
     )
 }
 """Every counter kind, by the name its calibration files and ``--counter`` options use."""

@@ -1,6 +1,6 @@
 """The head counter: the rendered-trained network's eyes, a new head learnt from the user.
 
-The deep network (:mod:`vision.deep_net`) learnt from rendered pits what seeds, piles and
+The deep network (:mod:`vision.counting.deep_net`) learnt from rendered pits what seeds, piles and
 pits look like; what it cannot know is how *this* board's seeds, wood and light map onto
 counts. This counter keeps the network's convolutions frozen and learns only a new dense
 head (a regularised softmax regression over the network's pooled features) from the
@@ -13,8 +13,8 @@ the fit takes seconds on one core with numpy alone (no PyTorch, nothing to wait 
   fifth of the crops read by a head fitted on the rest): a reported 90 % is right about
   nine times in ten on this board.
 * **Counts it was not shown.** Counts below the largest shown but missing from the
-  photos are rehearsed with rendered pits (:func:`vision.ensemble.rehearsal_pits`); the
-  largest count means "that many or more" and :func:`vision.counter.shape_beliefs`
+  photos are rehearsed with rendered pits (:func:`vision.counting.ensemble.rehearsal_pits`); the
+  largest count means "that many or more" and :func:`vision.counting.mlp.shape_beliefs`
   spreads it over the taller piles, so a pile of 14 is believed to be 9, 10, 11, … rather
   than surely 9.
 * **Learning during play** is the same fit on more photos (:meth:`HeadCounter.refit`):
@@ -22,7 +22,7 @@ the fit takes seconds on one core with numpy alone (no PyTorch, nothing to wait 
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
->>> from vision.synth import random_pit
+>>> from vision.render.synth import random_pit
 >>> crops = [random_pit(n % 4, rng) for n in range(24)]
 >>> counter = HeadCounter.fit(crops, [n % 4 for n in range(24)])
 >>> counter.beliefs(crops[:2]).shape
@@ -38,11 +38,11 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from vision.cnn import _decode, _encode
-from vision.counter import MAX_COUNT, shape_beliefs
-from vision.deep_net import DeepNetwork, prepare_deep
+from vision.counting.beliefs import MAX_COUNT, shape_beliefs
+from vision.counting.cnn_net import _decode, _encode
+from vision.counting.deep_net import DeepNetwork, prepare_deep
+from vision.counting.model import best_temperature, softmax
 from vision.image_types import Image
-from vision.model import best_temperature, softmax
 
 Floats = npt.NDArray[np.float64]
 
@@ -139,7 +139,7 @@ class HeadCounter:
         if len(crops) != len(counts) or not crops:
             raise ValueError("give one count per crop, and at least one crop")
         if network is None:
-            from vision.deep_counter import DeepCounter
+            from vision.counting.deep import DeepCounter
 
             network = DeepCounter.builtin().networks[0]
         ys = np.asarray(counts, np.int64)
@@ -148,7 +148,7 @@ class HeadCounter:
         images = list(crops)
         labels = ys.tolist()
         if missing:
-            from vision.synth import random_pit
+            from vision.render.synth import random_pit
 
             rng = np.random.default_rng(seed)
             for c in missing:

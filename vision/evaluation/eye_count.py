@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.dataset import load_folder
+from vision.evaluation.dataset import load_folder
 
 TILE = 250
 """Side of one enlarged pit on a sheet, in pixels."""

@@ -14,7 +14,7 @@ protocol's scored photographs, :mod:`vision.evaluation.new_board`):
 * **Every pile** shows a photograph of its count, drawn when its count changes and kept
   while it stands (a misread pile stays misread until it is sown from or into); the
   reading is the counter's belief about that photograph, trimmed as the live pipeline
-  trims it (:func:`vision.pipeline.belief_to_reading`).
+  trims it (:func:`vision.capture.pipeline.belief_to_reading`).
 * **Piles taller than any photograph** (the development photographs stop at nine seeds,
   Oware's piles do not) get the belief of a photograph of the tallest count, moved up to
   the pile's count. How sure a counter is of a pile it cannot count is not known from
@@ -47,8 +47,8 @@ from core import Position
 from core.observation import PitReading
 from core.referee.evaluation import Score, score
 from core.referee.playthrough import CAMERA, PhotoBeliefs, random_full_game, render_game
+from vision.capture.pipeline import CAMERA_REFEREE, belief_to_reading
 from vision.evaluation.new_board import QUESTIONS_PER, questions_allowed
-from vision.pipeline import CAMERA_REFEREE, belief_to_reading
 
 TALL = ("widened", "shifted")
 """How a pile taller than any photograph is read (see the module docstring)."""

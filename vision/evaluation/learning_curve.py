@@ -3,12 +3,12 @@
 Would more photographs of the board bring the learned counters to the accuracy goals,
 and how many? :func:`cross_validate` answers from a folder's train split alone:
 
-* The examples are dealt into :data:`vision.ensemble.FOLDS` folds by file-name hash
+* The examples are dealt into :data:`vision.counting.ensemble.FOLDS` folds by file-name hash
   (:func:`fold_of`). For each fold the product's own ``adapt`` (what ``train-counter``
   runs) is given a share of the other folds, and the counter it makes reads the fold it
   never saw. A share (:func:`take_share`) takes that fraction of each count's
   photographs, chosen by another hash, so a smaller share is a subset of a larger one.
-* It gives the beliefs' scores (:mod:`vision.belief_scores`), how many labelled
+* It gives the beliefs' scores (:mod:`vision.evaluation.belief_scores`), how many labelled
   photographs each fine-tuning was given, and the photographs read wrong (:class:`Misread`:
   the ones to look at, to see what the counter misses or whether a label is wrong).
 
@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.belief_scores import BeliefScores, score_beliefs
-from vision.dataset import Example
-from vision.ensemble import FOLDS, EnsembleCounter, Progress
+from vision.counting.ensemble import FOLDS, EnsembleCounter, Progress
+from vision.evaluation.belief_scores import BeliefScores, score_beliefs
+from vision.evaluation.dataset import Example
 
 GOALS = {"exact 0-9": 0.95, "exact 0-5": 0.99}
 """The issue's accuracy goals, as the share of photographs counted exactly."""

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from vision.calibrate import contradicted
-from vision.counter import PitCounter
-from vision.dataset import Example
+from vision.counting.beliefs import PitCounter
+from vision.evaluation.dataset import Example
 from vision.evaluation.photo_games import GameResult, photo_games
+from vision.learning.calibrate import contradicted
 from vision.learning.layouts import LAYOUTS, Layout, calibration_layouts, crops_per_count
 
 Floats = npt.NDArray[np.float64]
@@ -151,7 +151,7 @@ def learn_from_games(run: NewBoardRun, games: int, seed: int) -> Learnt:
     person answering its questions), drawn from the run's scored photographs.
 
     A position whose reading flatly contradicts it is not learnt from
-    (:func:`vision.calibrate.contradicted`).
+    (:func:`vision.learning.calibrate.contradicted`).
     """
     scored = run.split.scored
     index: dict[int, list[int]] = {}

@@ -1,6 +1,6 @@
 """Games played with real photographs: does the referee follow them from the counter's beliefs?
 
-Scoring the counter pit by pit (:mod:`vision.belief_scores`) is one measure. A user cares
+Scoring the counter pit by pit (:mod:`vision.evaluation.belief_scores`) is one measure. A user cares
 about something else: whether the referee, which reads those
 beliefs through the rules (at most six moves can follow a position), names
 every move of a real game and raises no false alarm. This module measures
@@ -25,7 +25,7 @@ that without a recorded game on a real board:
    players look at it, and a sowing the referee takes for unfinished has
    time to be asked about (``Referee.stall_time``).
 3. **The referee** with the camera's settings
-   (:data:`vision.pipeline.CAMERA_REFEREE`) reads the session. With
+   (:data:`vision.capture.pipeline.CAMERA_REFEREE`) reads the session. With
    ``answer=True`` a person at the board answers its questions: when it asks
    to count pits, the true counts of those pits are confirmed at the next
    observation (``Referee.confirm``), as the dashboard's buttons do.
@@ -37,7 +37,7 @@ move, how the others ended (stuck waiting for a sowing to end; or on a wrong
 board it takes for right, the worst; or asking about it), how often it asked
 a person to count a pit, its other alerts (in a game played without a mistake, each is a
 false alarm), and in how many games the camera said its counts are too unsure to follow
-the game (:mod:`vision.count_health`). Deterministic for a given seed.
+the game (:mod:`vision.capture.count_health`). Deterministic for a given seed.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ from core.observation import Observation, PitReading
 from core.referee import Referee
 from core.referee.events import Event
 from core.referee.scenarios import render_game
-from vision.count_health import CountHealth
-from vision.pipeline import CAMERA_REFEREE, belief_to_reading
+from vision.capture.count_health import CountHealth
+from vision.capture.pipeline import CAMERA_REFEREE, belief_to_reading
 
 Beliefs = npt.NDArray[np.float64]
 Confirmed = Callable[[tuple[int, ...], dict[int, tuple[int, int]]], None]
@@ -162,7 +162,7 @@ class GameResult:
     """Pits a person counted for the referee (only when asked to answer)."""
     warned_at: int | None = None
     """The settled board (counting from 1) at which the camera first said its counts are
-    too unsure to follow the game (:mod:`vision.count_health`); None if it never did."""
+    too unsure to follow the game (:mod:`vision.capture.count_health`); None if it never did."""
 
     @property
     def lost_silently(self) -> bool:

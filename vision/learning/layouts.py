@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vision.geometry.layout import BoardLayout
 from vision.image_types import Image
-from vision.layout import BoardLayout
 
 SEEDS = 48
 """Seeds in an Oware set: every layout uses all of them."""

@@ -1,6 +1,6 @@
 """Pit photos with seeds dropped by a physics engine (PyBullet) into a carved bowl.
 
-:mod:`vision.synth` paints piles by rule (side by side while they fit, then on top);
+:mod:`vision.render.synth` paints piles by rule (side by side while they fit, then on top);
 real seeds lean, roll to the bottom, stack and hide each other in ways no rule draws.
 Here every seed is a rigid body: a marble (sphere), a pebble or cowrie (flattened
 ellipsoid) or a bean (long ellipsoid), dropped from above the pit at a random spot and
@@ -10,7 +10,7 @@ seed that bounced out of the bowl is dropped again, so a photo of ``n`` seeds ho
 
 The picture is PyBullet's own CPU rasteriser (TinyRenderer: one directional light and
 its shadows, a wood texture made here), seen from above at a random height and tilt,
-then blurred, given sensor noise and a white balance by :mod:`vision.synth`'s finish.
+then blurred, given sensor noise and a white balance by :mod:`vision.render.synth`'s finish.
 The physics, not the rasteriser, decides the cost (figures: ``docs/VISION.md``,
 "Physics renders"). A path tracer (Cycles through ``bpy``, Mitsuba 3) would light the
 piles more faithfully; what has been tried so far is in ``docs/VISION.md``.

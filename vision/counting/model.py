@@ -195,7 +195,7 @@ def best_temperature(
     """The temperature in 0.5 … 8 under which ``logits`` explain the counts ``y`` best.
 
     ``to_beliefs`` turns the softmax into what the counter finally reports
-    (e.g. :func:`vision.counter.shape_beliefs`), so the fit is of those beliefs.
+    (e.g. :func:`vision.counting.mlp.shape_beliefs`), so the fit is of those beliefs.
     """
     ys = np.asarray(y, np.int64)
     best_t, best_ll = 1.0, -np.inf

@@ -1,6 +1,6 @@
 """A small convolutional network in plain numpy: pit image → probabilities over counts.
 
-Why a network: hand-made features (:mod:`vision.features`) summarise a pit
+Why a network: hand-made features (:mod:`vision.counting.features`) summarise a pit
 by colour and edge histograms, and those histograms cannot tell six
 touching seeds from seven. A few convolution layers learn what one seed
 looks like on the user's board and count the shapes (figures:
@@ -41,8 +41,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.counting.model import softmax
 from vision.image_types import Image
-from vision.model import softmax
 
 Tensor = npt.NDArray[np.float32]
 

@@ -26,11 +26,13 @@ import numpy.typing as npt
 
 from core.observation import Observation, PitReading
 from core.referee import presets
-from vision.calibration import Calibration
-from vision.counter import Counter, PitCounter, counter_from_json
+from vision.capture.motion import MotionDetector, MotionState
+from vision.counting import counter_from_json
+from vision.counting.beliefs import PitCounter
+from vision.counting.mlp import Counter
+from vision.geometry.calibration import Calibration
+from vision.geometry.locate import corner_error, find_board
 from vision.image_types import Image
-from vision.locate import corner_error, find_board
-from vision.motion import MotionDetector, MotionState
 
 #: Referee settings that suit a camera (pass as ``Referee(start, **CAMERA_REFEREE)``):
 #: the referee's own preset for cameras, :data:`core.referee.presets.CAMERA`.

@@ -1,6 +1,7 @@
-"""The deeper counting network, run in plain numpy (its training is in :mod:`vision.deep_train`).
+"""The deeper counting network, run in plain numpy (its training is in
+:mod:`vision.learning.deep_train`).
 
-Why a second network: the small network of :mod:`vision.cnn` trains in
+Why a second network: the small network of :mod:`vision.counting.cnn_net` trains in
 numpy on the user's machine, but three convolutions are not enough to count
 piles of four to eight seeds that touch and hide each other. This one has
 seven convolutions with batch normalisation and counts such piles right more
@@ -10,7 +11,7 @@ calibration file made on one machine counts on any other.
 
 Shape (images are ``SIDE`` × ``SIDE``, channels last; ``w`` is the width)::
 
-    input  (colour relative to the wood around the pit, as in vision.cnn)
+    input  (colour relative to the wood around the pit, as in vision.counting.cnn_net)
     conv w, conv w,        max-pool 2
     conv 2w, conv 2w,      max-pool 2
     conv 4w, conv 4w,      max-pool 2
@@ -36,9 +37,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.cnn import _decode, _encode, conv_same, relative_to_wood, wood_ring
+from vision.counting.cnn_net import _decode, _encode, conv_same, relative_to_wood, wood_ring
+from vision.counting.model import softmax
 from vision.image_types import Image
-from vision.model import softmax
 
 Tensor = npt.NDArray[np.float32]
 
@@ -96,7 +97,7 @@ class ConvLayer:
 class DeepNetwork:
     """Weights of the deeper network and its softmax temperature.
 
-    The batch normalisations are kept as trained (so :mod:`vision.deep_train`
+    The batch normalisations are kept as trained (so :mod:`vision.learning.deep_train`
     can fine-tune a stored network exactly) and folded into the convolutions
     for the forward pass.
     """

@@ -16,12 +16,12 @@ The interface every source of the companion follows (:class:`core.source.Source`
   :class:`core.observation.Observation` objects and status dicts
   ``{"type": "camera", "state": "connected" | "disconnected" | "reconnecting" |
   "unsure", "detail": ...}``; "unsure" means connected, but counting so unsurely that
-  the referee cannot follow the game (:mod:`vision.count_health`; "connected" again
+  the referee cannot follow the game (:mod:`vision.capture.count_health`; "connected" again
   when the counts are sure again);
 * ``health()`` – a JSON-ready :class:`CameraHealth` for the /health endpoint;
 * ``confirm(pits)`` (camera only) – the referee confirmed a position: its pit
   images become labelled examples and the counter learns this board; with a
-  :class:`~vision.pit_album.PitAlbum` they are also kept on disk for
+  :class:`~vision.learning.pit_album.PitAlbum` they are also kept on disk for
   ``train-counter``.
 
 A camera that disconnects is reported, then retried with a growing delay (up
@@ -49,13 +49,13 @@ import numpy as np
 
 from core.observation import Observation
 from core.source import SourceHealth, SourceURLError
-from vision.calibrate import PositionLearner
-from vision.calibration import Calibration, CalibrationError
-from vision.count_health import CountHealth
-from vision.counter import PitCounter
-from vision.locate import find_board
-from vision.pipeline import BoardReader, counter_for
-from vision.pit_album import PitAlbum
+from vision.capture.count_health import CountHealth
+from vision.capture.pipeline import BoardReader, counter_for
+from vision.counting.beliefs import PitCounter
+from vision.geometry.calibration import Calibration, CalibrationError
+from vision.geometry.locate import find_board
+from vision.learning.calibrate import PositionLearner
+from vision.learning.pit_album import PitAlbum
 
 Status = dict[str, Any]
 log = logging.getLogger(__name__)

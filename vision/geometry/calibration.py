@@ -1,14 +1,14 @@
 """Camera calibration: where the board is in the image, saved as JSON.
 
 A calibration is the four image corners of the playing area (the rectangle
-that holds the pits, see :mod:`vision.layout`) in the order NW, NE, SE, SW –
+that holds the pits, see :mod:`vision.geometry.layout`) in the order NW, NE, SE, SW –
 North is the far side for a camera on South's side. From them a homography
 maps the camera frame to the rectified, top-down view where every pit is a
 square cell.
 
 The file also keeps how the corners were found (``"aruco"``, ``"grid"`` or
 ``"manual"``) and, after the user's calibration step, the adapted counter
-(see :mod:`vision.counter`), so that ``oware-companion count`` and the live
+(see :mod:`vision.counting.mlp`), so that ``oware-companion count`` and the live
 source both read the same file.
 
 >>> cal = Calibration(corners=((10, 10), (394, 10), (394, 138), (10, 138)), image_size=(400, 150))
@@ -27,8 +27,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.geometry.layout import BoardLayout
 from vision.image_types import Image
-from vision.layout import BoardLayout
 
 FORMAT = "oware-vision-calibration"
 VERSION = 1

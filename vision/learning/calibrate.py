@@ -1,11 +1,11 @@
 """The user's calibration step: find the board, then teach the counter this board.
 
 1. **Where is the board?** From one frame: ArUco markers, else the pit grid
-   (:func:`vision.locate.find_board`), else four corners the user gives.
+   (:func:`vision.geometry.locate.find_board`), else four corners the user gives.
 2. **What do seeds look like here?** Two still views the user sets up: the
    empty board (12 pits × 0 seeds) and the start position (12 × 4 seeds).
    The counter is adapted to those 24 labelled pit images
-   (:meth:`vision.counter.Counter.adapt`).
+   (:meth:`vision.counting.mlp.Counter.adapt`).
 3. **Learning from the game.** Every position the referee confirms labels
    12 more pit images for free; :class:`PositionLearner` gathers them and
    refits the counter now and then.
@@ -20,14 +20,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.area import AreaCounter, AreaModel
-from vision.calibration import Calibration, CalibrationError
-from vision.counter import Counter, PitCounter
-from vision.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.counting.area import AreaCounter, AreaModel
+from vision.counting.beliefs import PitCounter
+from vision.counting.cnn import NetCounter
+from vision.counting.ensemble import MEMBERS, EnsembleCounter, training_threads
+from vision.counting.mlp import Counter
+from vision.geometry.calibration import Calibration, CalibrationError
+from vision.geometry.layout import BoardLayout
+from vision.geometry.locate import find_board
 from vision.image_types import Image
-from vision.layout import BoardLayout
-from vision.locate import find_board
-from vision.net_counter import NetCounter
 
 
 def locate(
@@ -81,13 +82,13 @@ def teach(
     the classic area counter is used (each pit compared with itself, empty:
     the most reliable reference on rendered boards); otherwise the feature
     counter is adapted. ``counter="deep"`` (needs PyTorch) or ``"cnn"``: the
-    deeper network (:mod:`vision.deep_counter`) or the small one
-    (:mod:`vision.net_counter`) is fine-tuned on the labelled crops. From the
+    deeper network (:mod:`vision.counting.deep`) or the small one
+    (:mod:`vision.counting.cnn`) is fine-tuned on the labelled crops. From the
     calibration's two views alone (0 and 4 seeds) that is a poor counter on
     real photographs: measured on the development set it reads nearly every
     pit as 0 or 4 (23.9 % exact, the rendered rehearsal does not carry over to
     real seeds). Its beliefs stay wide (the temperature floor of
-    :mod:`vision.ensemble`: the true count inside the 95 % set for every
+    :mod:`vision.counting.ensemble`: the true count inside the 95 % set for every
     photograph, in sets of about 13 counts), so it is not confidently wrong;
     but beliefs that wide leave the rules nothing to choose by: shown as 200
     games of real photographs (``python -m bench.vision --adapt-counts 0,4 --games
@@ -95,7 +96,7 @@ def teach(
     gets no confirmed position either. The networks need labelled photos of
     more counts (``train-counter``). It takes a few minutes
     (``progress`` gets the steps); ``members`` networks are fine-tuned and
-    averaged (default :data:`vision.ensemble.MEMBERS`), each reading
+    averaged (default :data:`vision.counting.ensemble.MEMBERS`), each reading
     ``views`` turned views of a pit (default: the counter's own).
     """
     if counter not in ("area", "head", "cnn", "deep"):
@@ -106,7 +107,7 @@ def teach(
 
         return calibration.with_counter(counter_kind("head").calibrate(crops, counts).to_json())
     if counter in ("cnn", "deep"):
-        from vision.deep_counter import DeepCounter
+        from vision.counting.deep import DeepCounter
 
         start: EnsembleCounter[Any]
         start = DeepCounter.builtin() if counter == "deep" else NetCounter.builtin()

@@ -1,23 +1,24 @@
 """Train the built-in seed counters from rendered pits only.
 
-    python -m vision.train [--samples 2400] [--out vision/models/counter_synth.json]
-    python -m vision.train --model cnn [--samples 4000] [--steps 4000]
-    python -m vision.train --model deep [--samples 24000] [--steps 1500]
-    python -m vision.train --model deep --renders DIR [--renders DIR ...] [--painted-share 0.3]
+    python -m vision.learning.train [--samples 2400] [--out vision/models/counter_synth.json]
+    python -m vision.learning.train --model cnn [--samples 4000] [--steps 4000]
+    python -m vision.learning.train --model deep [--samples 24000] [--steps 1500]
+    python -m vision.learning.train --model deep --renders DIR [--renders DIR ...] \
+        [--painted-share 0.3]
 
-The first (features + small MLP, :mod:`vision.counter`) takes about a minute
-on one core; the second (the convolutional network of :mod:`vision.cnn`,
+The first (features + small MLP, :mod:`vision.counting.mlp`) takes about a minute
+on one core; the second (the convolutional network of :mod:`vision.counting.cnn_net`,
 written to ``vision/models/counter_cnn.json``) about five. The third (the
-deeper network of :mod:`vision.deep_net`, ``vision/models/counter_deep.json``)
+deeper network of :mod:`vision.counting.deep_net`, ``vision/models/counter_deep.json``)
 needs PyTorch (the ``learn`` extra) and takes about four minutes on two
 cores. The committed models were made with the defaults.
 
-Every training image comes from :mod:`vision.synth` (seeded, so the result is
+Every training image comes from :mod:`vision.render.synth` (seeded, so the result is
 reproducible) or, with ``--renders``, from folders of physics renders written by
 :mod:`vision.render.physics_piles` (``<count>/<k>.png``), mixed with painted pits for
 ``--painted-share`` of every batch; no photograph is used. The model is small JSON and may be
 committed because the repository made all of its data. On a real board the
-calibration step (:meth:`vision.counter.Counter.adapt`) then adapts it to
+calibration step (:meth:`vision.counting.mlp.Counter.adapt`) then adapts it to
 the user's wood, seeds and light.
 
 The top class ``CLASSES - 1`` is trained on piles of that many seeds *or
@@ -35,16 +36,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vision.cnn import Network
-from vision.counter import MODEL_PATH, Counter, augment
-from vision.deep_net import WIDTH
-from vision.features import features_of
-from vision.model import MLP, fit_temperature
-from vision.synth import random_pit, random_style, render_pit
+from vision.counting.beliefs import augment
+from vision.counting.cnn_net import Network
+from vision.counting.deep_net import WIDTH
+from vision.counting.features import features_of
+from vision.counting.mlp import MODEL_PATH, Counter
+from vision.counting.model import MLP, fit_temperature
+from vision.render.synth import random_pit, random_style, render_pit
 
 if TYPE_CHECKING:
-    from vision.deep_counter import DeepCounter
-    from vision.net_counter import NetCounter
+    from vision.counting.cnn import NetCounter
+    from vision.counting.deep import DeepCounter
 
 CLASSES = 14
 """Counts 0 … 12 exactly, and 13-or-more."""
@@ -80,7 +82,7 @@ def rendered_pits(samples: int, seed: int) -> tuple[list[np.ndarray], list[int]]
 
 def train_cnn(samples: int, steps: int, out: Path, seed: int) -> int:
     """Render pits, train the network on them, fit its temperature on other renders, save."""
-    from vision.net_counter import NetCounter
+    from vision.counting.cnn import NetCounter
 
     start = time.perf_counter()
     crops, labels = rendered_pits(samples, seed)
@@ -104,7 +106,7 @@ temperature and report the accuracy on."""
 
 def physics_renders(folders: list[Path]) -> tuple[list[np.ndarray], list[int]]:
     """Every render under the folders and its label (counts above the top class join it)."""
-    from vision.dataset import load_folder
+    from vision.evaluation.dataset import load_folder
 
     crops, labels = [], []
     for folder in folders:
@@ -124,11 +126,11 @@ def train_deep(
 ) -> int:
     """Train the deeper network from scratch on rendered pits, fit its temperature, save.
 
-    Without ``renders`` every crop is painted by :mod:`vision.synth`; with them the physics
+    Without ``renders`` every crop is painted by :mod:`vision.render.synth`; with them the physics
     renders train it, painted pits filling ``painted_share`` of every batch.
     """
-    from vision.deep_counter import DeepCounter
-    from vision.deep_train import export, fit
+    from vision.counting.deep import DeepCounter
+    from vision.learning.deep_train import export, fit
 
     start = time.perf_counter()
     extras: list[tuple[list[np.ndarray], list[int], float]] = []
@@ -213,12 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.model == "cnn":
-        from vision.net_counter import NetCounter
+        from vision.counting.cnn import NetCounter
 
         out = args.out or NetCounter.model_path()
         return train_cnn(args.samples or 4000, args.steps or 4000, out, args.seed)
     if args.model == "deep":
-        from vision.deep_counter import DeepCounter
+        from vision.counting.deep import DeepCounter
 
         steps = args.steps or 1500
         out = args.out or DeepCounter.model_path()

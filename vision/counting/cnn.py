@@ -1,10 +1,11 @@
-"""The learned counter: the small network of :mod:`vision.cnn` behind the counter interface.
+"""The ``cnn`` counter: the small network of :mod:`vision.counting.cnn_net` behind the
+counter interface.
 
 Where its weights come from:
 
 * ``vision/models/counter_cnn.json`` (:meth:`NetCounter.model_path`), written by
-  ``python -m vision.train --model cnn`` from rendered pits only (:mod:`vision.synth`): data the
-  repository makes, so the weights may be committed;
+  ``python -m vision.learning.train --model cnn`` from rendered pits only
+  (:mod:`vision.render.synth`): data the repository makes, so the weights may be committed;
 * :meth:`NetCounter.adapt`: fine-tuned on labelled crops of the user's own
   board (the calibration views, positions the referee confirmed, or a folder
   of labelled photographs through ``oware-companion train-counter``).
@@ -12,8 +13,8 @@ Where its weights come from:
 
 The ensemble, the held-back fifth that fits each member's temperature and
 the rehearsal of missing counts are shared with the deep counter
-(:mod:`vision.ensemble`); what is here is the network's part: every crop is
-seen many times, turned, mirrored and relit (:func:`vision.cnn.jitter`),
+(:mod:`vision.counting.ensemble`); what is here is the network's part: every crop is
+seen many times, turned, mirrored and relit (:func:`vision.counting.cnn_net.jitter`),
 in numpy on one core.
 
 >>> import numpy as np
@@ -27,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from vision.cnn import Network, prepare_many
-from vision.ensemble import EnsembleCounter, Inputs, Progress, TrainingSet
+from vision.counting.cnn_net import Network, prepare_many
+from vision.counting.ensemble import EnsembleCounter, Inputs, Progress, TrainingSet
 from vision.image_types import Image
 
 ADAPT_STEPS = 3000

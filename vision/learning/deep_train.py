@@ -1,4 +1,4 @@
-"""Training the deeper counting network (:mod:`vision.deep_net`) with PyTorch.
+"""Training the deeper counting network (:mod:`vision.counting.deep_net`) with PyTorch.
 
 PyTorch is an optional extra (``pip install 'oware-companion[learn]'``):
 only training needs it. The trained network is exported to plain numpy
@@ -13,12 +13,12 @@ What a training run does, and why:
   contrast, blurs and adds sensor noise; the count never changes under any
   of these.
 * **Counts the user's crops lack are rehearsed** from rendered pits
-  (:func:`vision.ensemble.rehearsal_pits`), so the top classes ("ten or
+  (:func:`vision.counting.ensemble.rehearsal_pits`), so the top classes ("ten or
   more") still mean something on a board photographed only up to nine.
 * **Taller piles are pasted** from the user's own seeds
-  (:mod:`vision.seed_paste`): seeds cut from crops of one seed, laid onto
+  (:mod:`vision.learning.seed_paste`): seeds cut from crops of one seed, laid onto
   other crops, make piles of the user's board that nobody photographed.
-* **One fifth is held back** (by position, :mod:`vision.ensemble`) to fit
+* **One fifth is held back** (by position, :mod:`vision.counting.ensemble`) to fit
   the softmax temperature, so reported confidence matches how often the
   network is right. Members of an ensemble hold back different fifths.
 
@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.deep_net import (
+from vision.counting.deep_net import (
     LAYERS,
     SIDE,
     WIDTH,

@@ -3,7 +3,7 @@
 The learning curve of the development photographs (``python -m bench.learning_curve``)
 says the counter needs several hundred more labelled photographs of the
 board, most of them piles of four to nine seeds. Rendered pits
-(:mod:`vision.synth`) do not look enough like a real board to stand in for
+(:mod:`vision.render.synth`) do not look enough like a real board to stand in for
 them. This module makes new piles out of the user's *real* pixels instead:
 
 1. **Cut.** Every crop labelled one seed shows one seed on the user's wood
@@ -22,13 +22,13 @@ them. This module makes new piles out of the user's *real* pixels instead:
    seed may lie partly on others, as on a real pile.
 
 A fine-tuning batch draws a share of its crops
-(:data:`vision.deep_counter.PASTED_SHARE`) from the pasted piles. Against the
+(:data:`vision.counting.deep.PASTED_SHARE`) from the pasted piles. Against the
 same fine-tuning without them, they gave better beliefs every time and more
 exact counts on average; the figures, and a variant that did no better, are
 in ``docs/VISION.md``, "Pasted piles".
 
 Assumptions, and what happens when they fail: the crop is framed on its pit
-(the pit fills most of it, as :meth:`vision.calibration.Calibration.pit_crops`
+(the pit fills most of it, as :meth:`vision.geometry.calibration.Calibration.pit_crops`
 cuts them), and the seeds differ from the wood in colour. When no crop of one
 seed gives a clean cut (for example a calibration of only 0 and 4 seeds, or
 red seeds on red wood) there is nothing to paste, and fine-tuning goes on

@@ -1,17 +1,17 @@
-"""The deep counter: networks of :mod:`vision.deep_net` behind the counter interface.
+"""The ``deep`` counter: networks of :mod:`vision.counting.deep_net` behind the counter interface.
 
 Where its weights come from:
 
 * ``vision/models/counter_deep.json`` (:meth:`DeepCounter.model_path`), written by
-  ``python -m vision.train --model deep`` from rendered pits only (:mod:`vision.synth`): data the
-  repository makes, so the weights may be committed;
-* :meth:`DeepCounter.adapt`: fine-tuned with PyTorch (:mod:`vision.deep_train`,
+  ``python -m vision.learning.train --model deep`` from rendered pits only
+  (:mod:`vision.render.synth`): data the repository makes, so the weights may be committed;
+* :meth:`DeepCounter.adapt`: fine-tuned with PyTorch (:mod:`vision.learning.deep_train`,
   the ``learn`` extra) on labelled crops of the user's own board. The result
   is stored inside the calibration file and runs without PyTorch.
 
 The ensemble, the held-back fifths, the rehearsal of missing counts and
 the shaping of the top class are shared with the small network's counter
-(:mod:`vision.ensemble`).
+(:mod:`vision.counting.ensemble`).
 
 >>> import numpy as np
 >>> counter = DeepCounter.builtin()
@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from vision.deep_net import DeepNetwork, prepare_deep
-from vision.ensemble import EnsembleCounter, Inputs, Progress, TrainingSet
+from vision.counting.deep_net import DeepNetwork, prepare_deep
+from vision.counting.ensemble import EnsembleCounter, Inputs, Progress, TrainingSet
 from vision.image_types import Image
 
 ADAPT_STEPS = 1500
@@ -33,12 +33,13 @@ ADAPT_STEPS = 1500
 ADAPT_LR = 1.5e-3
 """Peak learning rate of a fine-tuning (half of training from scratch: keep what it knows)."""
 PASTED = 1500
-"""Piles pasted from the user's own seeds for each member (:mod:`vision.seed_paste`)."""
+"""Piles pasted from the user's own seeds for each member (:mod:`vision.learning.seed_paste`)."""
 PASTED_SHARE = 0.42
 """The share of every fine-tuning batch drawn from them, of what the rehearsal of missing
 counts leaves: on the development photographs (counts 0 … 9, so 4 of 14 rehearsed) 0.3 of
-the whole batch, the share measured (see :mod:`vision.seed_paste`). A user with fewer counts
-gets more rehearsal and proportionally fewer pasted piles, and always some of their own."""
+the whole batch, the share measured (see :mod:`vision.learning.seed_paste`). A user with
+fewer counts gets more rehearsal and proportionally fewer pasted piles, and always some
+of their own."""
 
 
 class DeepCounter(EnsembleCounter[DeepNetwork]):
@@ -57,7 +58,7 @@ class DeepCounter(EnsembleCounter[DeepNetwork]):
         return DeepNetwork.from_json(data)
 
     def can_adapt(self) -> bool:
-        from vision.deep_train import torch_available
+        from vision.learning.deep_train import torch_available
 
         return torch_available()
 
@@ -69,7 +70,7 @@ class DeepCounter(EnsembleCounter[DeepNetwork]):
         seed: int,
         progress: Progress | None,
     ) -> DeepNetwork:
-        from vision.deep_train import export, fit  # PyTorch: only when fine-tuning
+        from vision.learning.deep_train import export, fit  # PyTorch: only when fine-tuning
 
         module = fit(
             data.crops,

@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.features import DISK, RING, SIDE
+from vision.counting.features import DISK, RING, SIDE
 from vision.image_types import Image
 
 Floats = npt.NDArray[np.float64]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from vision.counter import credible_set
+from vision.counting.beliefs import credible_set
 
 LOW = 5
 """The goal for exact counts is stricter up to this many seeds (99 % against 95 %)."""

@@ -2,7 +2,7 @@
 
 Every position the referee confirms labels the twelve pit crops of the
 stable frame it was read from, for free. The live counter learns from them
-at once (:class:`vision.calibrate.PositionLearner`), but only in memory and
+at once (:class:`vision.learning.calibrate.PositionLearner`), but only in memory and
 only the newest few per count. This album keeps them all, in the layout
 ``train-counter`` and ``python -m bench.vision`` read (``<count>/<image>.png``)::
 
@@ -16,7 +16,7 @@ all of them.
 
 A position whose reading flatly contradicts the confirmed counts (some pit
 gave the confirmed count less than 1 % belief) is left out, as the learner
-leaves it out (one rule for both, :func:`vision.calibrate.contradicted`): the
+leaves it out (one rule for both, :func:`vision.learning.calibrate.contradicted`): the
 frame may be from another moment than the confirmation, and a wrong label
 teaches harm. Files are written to a temporary name and
 renamed, so a crash never leaves a half-written photo under a count.
@@ -33,8 +33,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.calibrate import contradicted
 from vision.image_types import Image
+from vision.learning.calibrate import contradicted
 
 
 @dataclass

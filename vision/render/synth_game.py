@@ -1,7 +1,7 @@
 """Rendered game sessions: a video of a played game plus what a user would calibrate with.
 
 :func:`render_session` plays a game (given moves, or random legal ones)
-with the rules core, renders it with :func:`vision.synth.render_game`, and
+with the rules core, renders it with :func:`vision.render.synth.render_game`, and
 writes next to the video:
 
 * ``empty.png`` and ``start.png`` – the calibration step's two still views
@@ -22,7 +22,7 @@ import numpy as np
 
 from core import Position
 from core.notation import move_name
-from vision.synth import Camera, random_style, render_game, render_scene
+from vision.render.synth import Camera, random_style, render_game, render_scene
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.geometry.layout import BoardLayout
 from vision.image_types import FloatImage, Image
-from vision.layout import BoardLayout
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.calibration import Calibration
+from vision.geometry.calibration import Calibration
+from vision.geometry.layout import BoardLayout
 from vision.image_types import Image
-from vision.layout import BoardLayout
 
 Quad = npt.NDArray[Any]
 

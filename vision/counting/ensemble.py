@@ -1,7 +1,7 @@
 """What the two learned counters share: an ensemble of networks behind the counter interface.
 
-:class:`vision.net_counter.NetCounter` (the small numpy network) and
-:class:`vision.deep_counter.DeepCounter` (the deeper one, trained with
+:class:`vision.counting.cnn.NetCounter` (the small numpy network) and
+:class:`vision.counting.deep.DeepCounter` (the deeper one, trained with
 PyTorch) differ only in their network: how a crop is prepared for it, how it
 is fine-tuned and where its built-in weights live. Everything else is here:
 
@@ -18,7 +18,7 @@ is fine-tuned and where its built-in weights live. Everything else is here:
 * **Its confidence is measured.** One fifth of the user's crops (chosen by
   position, deterministic) is held back while fine-tuning; the softmax
   temperature is fitted on them, so a reported 90 % is right about 9 times
-  in 10. Then :func:`vision.counter.shape_beliefs` spreads the top class
+  in 10. Then :func:`vision.counting.mlp.shape_beliefs` spreads the top class
   ("that many or more") over the higher counts.
 * **It does not claim what it could not check.** Crops of only one or two
   counts (the calibration's empty board and start position) cannot show
@@ -57,16 +57,16 @@ from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from vision.counter import MAX_COUNT, shape_beliefs
+from vision.counting.beliefs import MAX_COUNT, shape_beliefs
+from vision.counting.model import best_temperature, load_model_json
 from vision.image_types import Image
-from vision.model import best_temperature, load_model_json
-from vision.seed_paste import pasted_piles
+from vision.learning.seed_paste import pasted_piles
 
 Inputs = npt.NDArray[np.float32]
 Progress = Callable[[int, int], None]
 
-MODELS = Path(__file__).with_name("models")
-"""Where the built-in weights live (made by ``python -m vision.train``)."""
+MODELS = Path(__file__).parent.parent / "models"
+"""Where the built-in weights live (made by ``python -m vision.learning.train``)."""
 REHEARSAL = 600
 """Rendered pits mixed in, spread over the counts the user's crops do not cover."""
 FOLDS = 5
@@ -135,7 +135,8 @@ class TrainingSet:
     rehearsal_share: float
     """The share of the counts the rehearsal stands for (a batch may give it as much room)."""
     pasted_crops: list[Image] = field(default_factory=list)
-    """Piles made by pasting the user's own seeds onto their crops (:mod:`vision.seed_paste`)."""
+    """Piles made by pasting the user's own seeds onto their crops
+    (:mod:`vision.learning.seed_paste`)."""
     pasted_counts: list[int] = field(default_factory=list)
 
 
@@ -151,15 +152,15 @@ class EnsembleCounter(ABC, Generic[Net]):
     """Views of each crop averaged (one of :data:`VIEWS`); None: the kind's DEFAULT_VIEWS."""
 
     KIND: ClassVar[str]
-    """The ``kind`` of the JSON form (what :func:`vision.counter.counter_from_json` reads);
-    also names the built-in weights' file and ``vision.train``'s ``--model``."""
+    """The ``kind`` of the JSON form (what :func:`vision.counting.mlp.counter_from_json` reads);
+    also names the built-in weights' file and ``vision.learning.train``'s ``--model``."""
     ADAPT_STEPS: ClassVar[int]
     """Fine-tuning steps per member by default."""
     DEFAULT_VIEWS: ClassVar[int] = 1
     """One view: eight cost eight times the counting time for better beliefs, not counts."""
     PASTED: ClassVar[int] = 0
     """Piles pasted from the user's seeds for each member's fine-tuning (see
-    :mod:`vision.seed_paste`); a subclass whose network draws them sets how many. 0: the
+    :mod:`vision.learning.seed_paste`); a subclass whose network draws them sets how many. 0: the
     network does not draw them (the small one: not measured), whatever ``adapt`` is asked."""
 
     def __post_init__(self) -> None:
@@ -317,13 +318,14 @@ class EnsembleCounter(ABC, Generic[Net]):
 
     @classmethod
     def model_path(cls) -> Path:
-        """The built-in weights, trained on rendered pits only by ``vision.train``."""
+        """The built-in weights, trained on rendered pits only by ``vision.learning.train``."""
         return MODELS / f"counter_{cls.KIND}.json"
 
     @classmethod
     def builtin(cls) -> Self:
-        """The networks trained on rendered boards (``python -m vision.train --model KIND``)."""
-        command = f"python -m vision.train --model {cls.KIND}"
+        """The networks trained on rendered boards (``python -m vision.learning.train --model
+        KIND``)."""
+        command = f"python -m vision.learning.train --model {cls.KIND}"
         return cls.from_json(load_model_json(cls.model_path(), command))
 
 
@@ -374,7 +376,7 @@ def rehearsal_pits(counts: Sequence[int], total: int, seed: int) -> tuple[list[I
     """About ``total`` rendered pits spread over ``counts`` (the top count also renders piles)."""
     if not counts or total <= 0:
         return [], []
-    from vision.synth import random_pit
+    from vision.render.synth import random_pit
 
     rng = np.random.default_rng(seed + 1)
     top = max(counts)

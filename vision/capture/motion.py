@@ -1,6 +1,6 @@
 """Hands and motion over the board, per pit.
 
-Works on the rectified view (see :mod:`vision.calibration`), so "a pit" is a
+Works on the rectified view (see :mod:`vision.geometry.calibration`), so "a pit" is a
 fixed square cell whatever the camera angle. Two cues:
 
 * **Motion**: the difference between consecutive frames. A pit whose cell
@@ -18,7 +18,7 @@ The board is *stable* once no pit has moved for ``still_frames`` frames in a
 row and no pit is covered.
 
 >>> import numpy as np
->>> from vision.layout import BoardLayout
+>>> from vision.geometry.layout import BoardLayout
 >>> det = MotionDetector(BoardLayout(), still_frames=2)
 >>> view = np.full((128, 384, 3), 100, np.uint8)
 >>> [det.update(view).stable for _ in range(3)]
@@ -33,8 +33,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.geometry.layout import BoardLayout
 from vision.image_types import Image
-from vision.layout import BoardLayout
 
 
 @dataclass(frozen=True)
