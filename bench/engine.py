@@ -42,7 +42,7 @@ import numpy as np
 
 from companion import endgame_store
 from companion.engine_fit import fit, make_samples
-from companion.engine_match import OUR_ENGINE, GameResult, run_match
+from companion.engine_match import OUR_ENGINE, GameResult, read_openings, run_match
 from companion.progress import Progress
 from core import Position
 from core.engine import retrograde
@@ -400,9 +400,17 @@ def main_match(
     ours: str | None = None,
     plies: int = 2,
     on_done: Callable[[list[GameResult]], None] | None = None,
+    openings: Path | None = None,
 ) -> int:
     """``python -m bench.engine --match-engine`` (returns the exit status)."""
     first = ours if ours else OUR_ENGINE
+    lines = None
+    if openings is not None:
+        try:
+            lines = read_openings(openings)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     values = endgame_store.load()
     database = (values, endgame_store.database_seeds(values)) if values is not None else None
     stored = endgame_store.load_bounds()
@@ -424,6 +432,7 @@ def main_match(
         plies=plies,
         database=database,
         bounds=bounds,
+        openings=lines,
     )
     if on_done is not None:
         on_done(results)
@@ -474,6 +483,13 @@ def main() -> int:
     parser.add_argument(
         "--opening-plies", type=int, default=2, help="--match-engine: random plies to start"
     )
+    parser.add_argument(
+        "--openings",
+        type=Path,
+        metavar="FILE",
+        help="--match-engine: start pair k from line k of FILE (cycling) instead: a line of "
+        "moves, or a game line of this bench's output cut where play should resume",
+    )
     parser.add_argument("--tune", action="store_true", help="evaluation weights self-play")
     parser.add_argument("--fit", action="store_true", help="evaluation weights by regression")
     parser.add_argument(
@@ -513,6 +529,7 @@ def main() -> int:
             args.jobs,
             ours=args.our_engine,
             plies=args.opening_plies,
+            openings=args.openings,
         )
     if args.fit:
         return main_fit(args.samples, args.label_nodes, args.fit_seeds or [args.seed])

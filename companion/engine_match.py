@@ -6,7 +6,9 @@ engine is a subprocess started from a command line (ours by default is
 with the whole game so far and ``go movetime MS``. Games come in pairs with
 the colours swapped, each pair from the same random opening (``--opening``
 plies, drawn from the pair's seed), so that a strong opening favours both
-sides once.
+sides once. Or the openings are lines read from a file (:func:`read_openings`: a
+line of moves, or a game line of the match's own output), pair ``k`` from line ``k``
+(cycling): to play again from where earlier games went wrong.
 
 The arbiter is :class:`core.Position`: a move it refuses, a ``bestmove
 0000`` (a claim that the game is over) while it says the game goes on, no
@@ -42,6 +44,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -51,9 +54,7 @@ from companion.commands.engine_client import EngineFault, MoveReport, ProtocolEn
 from companion.progress import Progress
 from core.engine import retrograde
 from core.engine.kernel import to_relative
-from core.engine.protocol import (
-    moves_word,
-)
+from core.engine.protocol import ProtocolError, move_pit, moves_word, split_moves
 from core.position import Position
 
 #: Our engine as a subprocess (the console script ``oware-companion engine`` also works).
@@ -87,6 +88,9 @@ class GameResult:
     proven_promise: float | None = None
     """Best result the game bounds prove the first engine could force at a position of
     the game reached by a capture."""
+    line: int | None = None
+    """The number of the file's opening the game started from (1-based, counting its
+    lines of moves only), where the openings came from a file."""
 
     @property
     def broken(self) -> bool:
@@ -173,6 +177,50 @@ def opening_for(seed: int, plies: int, rules: str) -> list[int]:
     return line
 
 
+def read_openings(path: Path, rules: str = "abapa") -> list[list[int]]:
+    """The openings of a file: one per line, a line of moves (``AaFbDc``, the letters
+    the protocol uses), or a whole game line of the match's output (the moves after its
+    last ``moves``, replayed as written: cut it where play should resume).
+    Blank lines and lines starting with ``#`` are skipped; a line that is not a legal
+    game from the start raises ``ValueError`` naming it.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("# two openings\\nAaFb\\ngame 1 seed 3 ours South: win | moves Cd\\n")
+    >>> read_openings(Path(f.name))  # South's pits are A-F, North's a-f
+    [[0, 6, 5, 7], [2, 9]]
+    >>> Path(f.name).unlink()
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read the openings file {path}: {exc.strerror}") from None
+    openings: list[list[int]] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        words = raw.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if "moves" in words:
+            words = words[len(words) - words[::-1].index("moves") :]
+        where = f"line {number} of {path}"
+        try:
+            pits = [move_pit(ch) for ch in split_moves(words)]
+        except ProtocolError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        p = Position.initial(rules)
+        for ply, pit in enumerate(pits, 1):
+            if p.is_over or not p.is_legal(pit):
+                why = "the game is over" if p.is_over else p.illegal_reason(pit)
+                raise ValueError(f"{where}: move {ply} ({moves_word([pit])}): {why}")
+            p = p.play(pit)
+        if p.is_over:
+            raise ValueError(f"{where}: the game is over after it: nothing left to play")
+        openings.append(pits)
+    if not openings:
+        raise ValueError(f"the openings file {path} holds no line of moves")
+    return openings
+
+
 def play_game(
     engines: Sequence[ProtocolEngine],
     number: int,
@@ -184,14 +232,16 @@ def play_game(
     grace: float = 5.0,
     database: Database | None = None,
     bounds: Bounds | None = None,
+    opening: list[int] | None = None,
 ) -> GameResult:
     """One game; ``engines[0]`` plays ``first_side`` (0 South, 1 North).
 
     With ``database`` (values, top layer) each covered position's rating is
     noted, to tell games lost from a position rated won or drawn; with ``bounds``,
-    what they prove at each position reached by a capture.
+    what they prove at each position reached by a capture. ``opening``: these moves
+    instead of ``plies`` random ones drawn from ``seed``.
     """
-    opening = opening_for(seed, plies, rules)
+    opening = list(opening) if opening is not None else opening_for(seed, plies, rules)
     result = GameResult(number, seed, first_side, opening)
     p = Position.initial(rules)
     for pit in opening:
@@ -311,7 +361,8 @@ def open_board_depth(reports: list[MoveReport], movetime: float) -> str:
 
 def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     side = "South" if g.first_side == 0 else "North"
-    head = f"game {g.number + 1:3d} seed {g.seed} {names[0]} {side}"
+    start = f"opening {g.line}" if g.line is not None else f"seed {g.seed}"
+    head = f"game {g.number + 1:3d} {start} {names[0]} {side}"
     if g.points is None:
         return f"{head}: VOID after {len(g.moves)} plies ({moves_word(g.moves)}): {g.fault}"
     word = {1.0: "win", 0.5: "draw", 0.0: "loss"}[g.points]
@@ -347,8 +398,12 @@ def run_match(
     cwd: str | None = None,
     database: Database | None = None,
     bounds: Bounds | None = None,
+    openings: Sequence[list[int]] | None = None,
 ) -> list[GameResult]:
-    """Play the match and print each game and the totals; return the games."""
+    """Play the match and print each game and the totals; return the games.
+
+    ``openings`` (from :func:`read_openings`): pair ``k`` starts from ``openings[k]``,
+    cycling, instead of a random opening drawn from ``seed``."""
     out = out if out is not None else sys.stdout
     bar = Progress(
         games, progress if progress is not None else sys.stderr, label="match", unit="games"
@@ -375,6 +430,7 @@ def run_match(
 
     def one(number: int) -> GameResult:
         pair_seed = seed * 100_000 + number // 2
+        line = None if not openings else number // 2 % len(openings)
         try:
             pair = engines()
         except EngineFault as exc:
@@ -391,7 +447,9 @@ def run_match(
             rules,
             database=database,
             bounds=bounds,
+            opening=None if line is None or openings is None else openings[line],
         )
+        g.line = None if line is None else line + 1
         if g.fault is not None and g.faulty is not None:  # start afresh after a fault
             faulty = pair[g.faulty]
             faulty.close(keep_log=True)
@@ -486,5 +544,9 @@ def print_totals(
         write(f"  {names[k]}: {side_figures(sides[k], seconds)}\n")
     for k in (0, 1):
         write(f"  {names[k]}, {open_board_depth(sides[k], seconds)}\n")
+    lines = sorted({g.line for g in results if g.line is not None})
+    if lines:
+        write(f"  openings: {lines[0]}..{lines[-1]} of the file's (pair k: opening k + 1)\n")
+        return
     seeds = sorted({g.seed for g in results})
     write(f"  opening seeds: {seeds[0]}..{seeds[-1]} (pair k: seed*100000 + k)\n")

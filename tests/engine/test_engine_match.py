@@ -202,3 +202,62 @@ def test_a_proven_rating_is_what_the_game_bounds_force_without_history(tmp_path:
     quiet = Position.from_text("0-0-0-0-1-1-1-1-0-0-0-0-22-22-S").play(4)  # E: no capture
     assert quiet.prev is not None and proven(quiet, 0, bounds) is None
     assert proven(Position.initial(), 0, bounds) is None  # 48 seeds: not stored
+
+
+def _near_the_end(seed: int, left: int) -> list[int]:
+    """A random legal game's moves but its last ``left``: a start close to an ending."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    p, line = Position.initial(), []
+    while not p.is_over and len(line) < 400:
+        pit = int(rng.choice(p.legal_moves()))
+        line.append(pit)
+        p = p.play(pit)
+    return line[:-left]
+
+
+def test_openings_from_a_file_start_each_pair(ours: str, tmp_path: Path) -> None:
+    from companion.engine_match import read_openings
+    from core.engine.protocol import moves_word
+
+    start = _near_the_end(5, 3)
+    other = opening_for(11, 4, "abapa")
+    path = tmp_path / "openings.txt"
+    path.write_text(
+        f"# where play resumes\n{moves_word(start)}\n\n"
+        f"game  7 seed 300003 ours North: loss 23-25 (repetition) | moves {moves_word(other)}\n"
+    )
+    assert read_openings(path) == [start, other]
+    out = io.StringIO()
+    results = run_match(
+        ours, ours, 2, 0.05, 7, out=out, progress=io.StringIO(), cwd=str(ROOT), openings=[start]
+    )
+    text = out.getvalue()
+    assert all(g.points is not None for g in results), text
+    assert [g.opening for g in results] == [start, start]
+    assert all(g.moves[: len(start)] == start for g in results)
+    assert [g.line for g in results] == [1, 1]
+    assert "game   1 opening 1 ours South" in text and "game   2 opening 1 ours North" in text
+    assert "openings: 1..1 of the file's" in text and "opening seeds" not in text
+
+
+def test_a_bad_openings_file_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.engine import main_match
+    from companion.engine_match import read_openings
+
+    path = tmp_path / "openings.txt"
+    path.write_text("AaFb\nAA\n")  # the second move is North's: A is a South pit
+    with pytest.raises(ValueError, match=r"line 2 of .*openings.txt: move 2 \(A\)"):
+        read_openings(path)
+    path.write_text("AaXb\n")
+    with pytest.raises(ValueError, match=r"line 1 of .*: 'AaXb' is not a list of moves"):
+        read_openings(path)
+    path.write_text("# nothing\n\n")
+    with pytest.raises(ValueError, match="holds no line of moves"):
+        read_openings(path)
+    assert main_match("unused", 2, 0.05, 1, 1, openings=tmp_path / "missing.txt") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot read the openings file") and err.count("\n") == 1
