@@ -54,7 +54,13 @@ from companion.commands.engine_client import EngineFault, MoveReport, ProtocolEn
 from companion.progress import Progress
 from core.engine import retrograde
 from core.engine.kernel import to_relative
-from core.engine.protocol import ProtocolError, move_pit, moves_word, split_moves
+from core.engine.protocol import (
+    ProtocolError,
+    build_position,
+    move_pit,
+    moves_word,
+    split_moves,
+)
 from core.position import Position
 
 #: Our engine as a subprocess (the console script ``oware-companion engine`` also works).
@@ -204,18 +210,13 @@ def read_openings(path: Path, rules: str = "abapa") -> list[list[int]]:
             words = words[len(words) - words[::-1].index("moves") :]
         where = f"line {number} of {path}"
         try:
-            pits = [move_pit(ch) for ch in split_moves(words)]
+            letters = split_moves(words)
+            p = build_position(None, letters, rules)  # the protocol's own replay and check
         except ProtocolError as exc:
             raise ValueError(f"{where}: {exc}") from None
-        p = Position.initial(rules)
-        for ply, pit in enumerate(pits, 1):
-            if p.is_over or not p.is_legal(pit):
-                why = "the game is over" if p.is_over else p.illegal_reason(pit)
-                raise ValueError(f"{where}: move {ply} ({moves_word([pit])}): {why}")
-            p = p.play(pit)
         if p.is_over:
             raise ValueError(f"{where}: the game is over after it: nothing left to play")
-        openings.append(pits)
+        openings.append([move_pit(ch) for ch in letters])
     if not openings:
         raise ValueError(f"the openings file {path} holds no line of moves")
     return openings
@@ -430,7 +431,8 @@ def run_match(
 
     def one(number: int) -> GameResult:
         pair_seed = seed * 100_000 + number // 2
-        line = None if not openings else number // 2 % len(openings)
+        line = number // 2 % len(openings) if openings else None
+        start = openings[line] if openings and line is not None else None
         try:
             pair = engines()
         except EngineFault as exc:
@@ -447,7 +449,7 @@ def run_match(
             rules,
             database=database,
             bounds=bounds,
-            opening=None if line is None or openings is None else openings[line],
+            opening=start,
         )
         g.line = None if line is None else line + 1
         if g.fault is not None and g.faulty is not None:  # start afresh after a fault
