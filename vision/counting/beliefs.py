@@ -13,12 +13,17 @@ referee and the benches read.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from vision.image_types import Image
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+"""Where the built-in counters' weights live (``vision/models``, made by ``python -m
+vision.learning.train``)."""
 
 MAX_COUNT = 48
 """Beliefs cover 0 … MAX_COUNT seeds (all the seeds of a two-player game)."""

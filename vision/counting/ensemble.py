@@ -57,7 +57,7 @@ from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from vision.counting.beliefs import MAX_COUNT, shape_beliefs
+from vision.counting.beliefs import MAX_COUNT, MODELS, shape_beliefs
 from vision.counting.model import best_temperature, load_model_json
 from vision.image_types import Image
 from vision.learning.seed_paste import pasted_piles
@@ -65,8 +65,6 @@ from vision.learning.seed_paste import pasted_piles
 Inputs = npt.NDArray[np.float32]
 Progress = Callable[[int, int], None]
 
-MODELS = Path(__file__).parent.parent / "models"
-"""Where the built-in weights live (made by ``python -m vision.learning.train``)."""
 REHEARSAL = 600
 """Rendered pits mixed in, spread over the counts the user's crops do not cover."""
 FOLDS = 5

@@ -20,18 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from vision.counting.beliefs import MAX_COUNT, augment, shape_beliefs
+from vision.counting.beliefs import MAX_COUNT, MODELS, augment, shape_beliefs
 from vision.counting.features import features_of
 from vision.counting.model import MLP, fit_temperature, load_model_json
 from vision.image_types import Image
 
-MODEL_PATH = Path(__file__).parent.parent / "models" / "counter_synth.json"
+MODEL_PATH = MODELS / "counter_synth.json"
 """The built-in model trained on rendered pits by ``python -m vision.learning.train``."""
 
 
