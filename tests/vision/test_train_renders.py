@@ -41,3 +41,29 @@ def test_an_empty_renders_folder_is_one_line(
     args = ["--model", "deep", "--renders", str(tmp_path), "--steps", "1"]
     assert main([*args, "--out", str(tmp_path / "n.json")]) == 1
     assert "physics_piles" in capsys.readouterr().out
+
+
+def test_training_goes_on_from_a_saved_network(tmp_path: Path) -> None:
+    build(tmp_path / "r", per_count=CHECK_EVERY // 4, counts=range(4), size=48)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    args = ["--model", "deep", "--renders", str(tmp_path / "r"), "--samples", "40"]
+    assert main([*args, "--steps", "3", "--out", str(first)]) == 0
+    assert main([*args, "--steps", "3", "--start", str(first), "--out", str(second)]) == 0
+    a = DeepCounter.from_json(json.loads(first.read_text())).networks[0]
+    b = DeepCounter.from_json(json.loads(second.read_text())).networks[0]
+    # three more steps move the saved weights a little, not back to a fresh draw
+    moved = float(np.abs(a.head[0] - b.head[0]).mean())
+    fresh = DeepCounter.from_json(json.loads(first.read_text())).networks[0]
+    assert 0 < moved < float(np.abs(fresh.head[0]).mean())
+
+
+def test_a_bad_start_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build(tmp_path / "r", per_count=1, counts=range(2), size=48)
+    (tmp_path / "bad.json").write_text("{}")
+    args = ["--model", "deep", "--renders", str(tmp_path / "r"), "--steps", "1"]
+    assert (
+        main([*args, "--start", str(tmp_path / "bad.json"), "--out", str(tmp_path / "n.json")]) == 1
+    )
+    assert "cannot start from" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--model", "cnn", "--start", str(tmp_path / "bad.json")])

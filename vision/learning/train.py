@@ -4,7 +4,7 @@
     python -m vision.learning.train --model cnn [--samples 4000] [--steps 4000]
     python -m vision.learning.train --model deep [--samples 24000] [--steps 1500]
     python -m vision.learning.train --model deep --renders DIR [--renders DIR ...] \
-        [--painted-share 0.3]
+        [--painted-share 0.3] [--start NET.json]
 
 The first (features + small MLP, :mod:`vision.counting.mlp`) takes about a minute
 on one core; the second (the convolutional network of :mod:`vision.counting.cnn_net`,
@@ -16,7 +16,9 @@ cores. The committed models were made with the defaults.
 Every training image comes from :mod:`vision.render.synth` (seeded, so the result is
 reproducible) or, with ``--renders``, from folders of physics renders written by
 :mod:`vision.render.physics_piles` (``<count>/<k>.png``), mixed with painted pits for
-``--painted-share`` of every batch; no photograph is used. The model is small JSON and may be
+``--painted-share`` of every batch; no photograph is used. ``--start`` trains on from a
+network this command saved before (more renders seen, in a second run) instead of from
+scratch. The model is small JSON and may be
 committed because the repository made all of its data. On a real board the
 calibration step (:meth:`vision.counting.mlp.Counter.adapt`) then adapts it to
 the user's wood, seeds and light.
@@ -123,16 +125,25 @@ def train_deep(
     seed: int,
     renders: list[Path] | None = None,
     painted_share: float = 0.3,
+    start_from: Path | None = None,
 ) -> int:
-    """Train the deeper network from scratch on rendered pits, fit its temperature, save.
+    """Train the deeper network on rendered pits, fit its temperature, save.
 
     Without ``renders`` every crop is painted by :mod:`vision.render.synth`; with them the physics
-    renders train it, painted pits filling ``painted_share`` of every batch.
+    renders train it, painted pits filling ``painted_share`` of every batch. From scratch, or
+    on from the network saved in ``start_from``.
     """
     from vision.counting.deep import DeepCounter
     from vision.learning.deep_train import export, fit
 
     start = time.perf_counter()
+    first = None
+    if start_from is not None:
+        try:
+            first = DeepCounter.from_json(json.loads(start_from.read_text("utf-8"))).networks[0]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"cannot start from {start_from}: {exc}; give a file this command wrote")
+            return 1
     extras: list[tuple[list[np.ndarray], list[int], float]] = []
     check_crops: list[np.ndarray] = []
     check_labels: list[int] = []
@@ -157,7 +168,9 @@ def train_deep(
         if step % 50 == 0 or step == total:
             print(f"\rtraining {step}/{total}", end="", flush=True)
 
-    module = fit(crops, labels, CLASSES, steps=steps, seed=seed, extras=extras, progress=show)
+    module = fit(
+        crops, labels, CLASSES, steps=steps, seed=seed, start=first, extras=extras, progress=show
+    )
     print()
     network = export(module, WIDTH)
     if not check_crops:
@@ -208,12 +221,20 @@ def main(argv: list[str] | None = None) -> int:
         help="deep: train on physics renders in this folder (<count>/<k>.png); repeatable",
     )
     parser.add_argument(
+        "--start",
+        type=Path,
+        default=None,
+        help="deep: train on from this saved network instead of from scratch",
+    )
+    parser.add_argument(
         "--painted-share",
         type=float,
         default=0.3,
         help="deep with --renders: the share of every batch drawn from painted pits",
     )
     args = parser.parse_args(argv)
+    if args.start is not None and args.model != "deep":
+        parser.error("--start trains on a deep network: add --model deep")
     if args.model == "cnn":
         from vision.counting.cnn import NetCounter
 
@@ -225,7 +246,13 @@ def main(argv: list[str] | None = None) -> int:
         steps = args.steps or 1500
         out = args.out or DeepCounter.model_path()
         return train_deep(
-            args.samples or 24000, steps, out, args.seed, args.renders, args.painted_share
+            args.samples or 24000,
+            steps,
+            out,
+            args.seed,
+            args.renders,
+            args.painted_share,
+            args.start,
         )
     args.samples = args.samples or 2400
     args.out = args.out or MODEL_PATH
