@@ -3,8 +3,9 @@
 Where its weights come from:
 
 * ``vision/models/counter_deep.json`` (:meth:`DeepCounter.model_path`), written by
-  ``python -m vision.learning.train --model deep`` from rendered pits only
-  (:mod:`vision.render.synth`): data the repository makes, so the weights may be committed;
+  ``python -m vision.learning.train --model deep`` from rendered pits only (path traced by
+  :mod:`vision.render.path_traced`, painted by :mod:`vision.render.synth`; the commands are
+  in ``docs/VISION.md``): data the repository makes, so the weights may be committed;
 * :meth:`DeepCounter.adapt`: fine-tuned with PyTorch (:mod:`vision.learning.deep_train`,
   the ``learn`` extra) on labelled crops of the user's own board. The result
   is stored inside the calibration file and runs without PyTorch.

@@ -11,7 +11,8 @@ on one core; the second (the convolutional network of :mod:`vision.counting.cnn_
 written to ``vision/models/counter_cnn.json``) about five. The third (the
 deeper network of :mod:`vision.counting.deep_net`, ``vision/models/counter_deep.json``)
 needs PyTorch (the ``learn`` extra) and takes about four minutes on two
-cores. The committed models were made with the defaults.
+cores. The committed mlp and cnn models were made with the defaults; the deep one
+from path-traced renders (``docs/VISION.md`` gives the commands).
 
 Every training image comes from :mod:`vision.render.synth` (seeded, so the result is
 reproducible) or, with ``--renders``, from folders of physics renders written by
