@@ -44,7 +44,7 @@ from vision.counting.cnn_net import Network
 from vision.counting.deep_net import WIDTH
 from vision.counting.features import features_of
 from vision.counting.mlp import MODEL_PATH, Counter
-from vision.counting.model import MLP, fit_temperature
+from vision.counting.model import MLP, fit_temperature, load_model_json
 from vision.render.synth import random_pit, random_style, render_pit
 
 if TYPE_CHECKING:
@@ -141,7 +141,8 @@ def train_deep(
     first = None
     if start_from is not None:
         try:
-            first = DeepCounter.from_json(json.loads(start_from.read_text("utf-8"))).networks[0]
+            saved = load_model_json(start_from, "python -m vision.learning.train --model deep")
+            first = DeepCounter.from_json(saved).networks[0]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             print(f"cannot start from {start_from}: {exc}; give a file this command wrote")
             return 1
