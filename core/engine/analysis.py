@@ -374,9 +374,12 @@ def _segment_plan(
 def _guess_may_lead(result: Analysis, plan: SegmentPlan, mover: int) -> bool:
     """Whether a plan on the values (a guess) may replace the search's choice: not where
     the search proves a win, nor for a move it proves lost."""
-    pit = plan.move + 6 * mover
-    scores = {m.pit: m.score for m in result.moves}
-    return result.moves[0].score < WIN and scores.get(pit, -WIN) > -WIN
+    return result.moves[0].score < WIN and _not_proven_lost(result, plan.move + 6 * mover)
+
+
+def _not_proven_lost(result: Analysis, pit: int) -> bool:
+    """Whether ``pit`` is a move of the analysis that the search does not prove lost."""
+    return any(m.pit == pit and m.score > -WIN for m in result.moves)
 
 
 def _keep_the_draw(result: Analysis, plan: SegmentPlan, mover: int) -> None:
@@ -388,8 +391,7 @@ def _keep_the_draw(result: Analysis, plan: SegmentPlan, mover: int) -> None:
     gives way to a move the search proves lost."""
     if result.moves[0].score >= WIN:
         return
-    scores = {m.pit: m.score for m in result.moves}
-    if plan.toward >= 0 and scores.get(plan.toward + 6 * mover, -WIN) > -WIN:
+    if plan.toward >= 0 and _not_proven_lost(result, plan.toward + 6 * mover):
         _follow_plan(result, plan, mover, plan.toward)  # the values' win, keeping the draw
         return
     for m in result.moves:
