@@ -176,6 +176,13 @@ class EngineWorker:
                 "published": self._published,
                 "last_depth": self._last["depth"] if self._last else None,
                 "endgame_database": self._db_max,
+                # the game bounds stored beside the values (-1: none; the search then
+                # works out what it needs of them itself, for small boards only)
+                "game_bounds": (
+                    endgame_store.database_seeds(self._bounds[0])
+                    if self._bounds is not None
+                    else -1
+                ),
             }
         if self._outside is not None:
             out["outside_engine"] = self._outside.health()

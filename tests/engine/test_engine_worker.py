@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from companion import endgame_store
@@ -137,5 +138,25 @@ def test_databases_in_the_cache_are_used_automatically(private_cache: Path) -> N
         assert all(m["final"] == [24, 24] for m in events[-1]["moves"])
         assert events[-1]["moves"][0]["text"] == "draw"
         assert worker.health()["endgame_database"] == 6
+        assert worker.health()["game_bounds"] == -1  # built without --bounds
+    finally:
+        worker.close()
+
+
+def test_game_bounds_in_the_cache_are_loaded_with_the_databases(private_cache: Path) -> None:
+    endgame_store.build(6, show_progress=False, bounds=True)
+    worker = EngineWorker(lambda event: None, seconds=0.3)
+    try:
+        assert worker.health()["game_bounds"] == -1  # nothing loaded before a position
+        worker.update(Position.from_text("1-0-0-0-2-0-0-1-0-0-1-0-24-19-S"))
+        assert worker.idle(60)
+        assert worker.health()["game_bounds"] == 6
+        # the searcher plays with the stored files, not bounds it worked out itself
+        searcher = next(iter(worker._searchers.values()))
+        for mapped, path in zip(
+            (searcher.lows, searcher.highs), endgame_store.bounds_paths(), strict=True
+        ):
+            assert isinstance(mapped, np.memmap)
+            assert Path(str(mapped.filename)) == path.resolve()
     finally:
         worker.close()
