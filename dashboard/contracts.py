@@ -131,7 +131,8 @@ class GameArchive(Protocol):
 
 HealthStatus = Literal["ok", "degraded", "resuming"]
 """The service's word in ``/health``: ``resuming`` while boards replay their logs, ``degraded``
-while a board's log cannot be written."""
+while a board's log cannot be written or a board is not followed (its link reconnecting,
+silent or disconnected, its camera unsure)."""
 
 
 class LiveService(Protocol):

@@ -81,6 +81,10 @@ SILENT_AFTER = 2.0
 
 #: Link states in which a source is expected to send frames.
 TALKING = ("connected", "unsure")
+#: Link states in which the board is not followed: each is a problem in ``/health``
+#: (``disconnected`` too, unless the source says it ``ended``: a replay or a video file
+#: read to its end).
+UNHEARD = ("reconnecting", "silent", "unsure", "disconnected")
 
 StorageState = Literal["ok", "failing"]
 """Whether the session log is being written (the storage message's and health's word)."""
@@ -496,8 +500,12 @@ class BoardRuntime:
             t = float(item.get("t", self._last_t)) + self._offset
             self._run_command(validate_command({k: v for k, v in item.items() if k != "t"}), t)
         elif isinstance(item, dict) and item.get("type") in ("link", "camera"):
-            self.link = {k: item[k] for k in ("type", "state", "detail") if k in item}
+            was = self.link.get("state")
+            self.link = {k: item[k] for k in ("type", "state", "detail", "ended") if k in item}
             self._talking = None
+            unheard = self.link_problem()
+            if unheard is not None and self.link.get("state") != was:
+                log.warning("board %s: %s", self.board, unheard)
             if self.link.get("state") in TALKING:  # (re)connected: frames are due from now
                 self._last_frame = time.monotonic()
             self.hub.publish({**self.link, "board": self.board})
@@ -784,6 +792,20 @@ class BoardRuntime:
         """The camera's controls for the referee's page (corners by hand), or None when no
         camera watches this board."""
         return camera_controls(self.source)
+
+    def link_problem(self) -> str | None:
+        """One line for ``/health``'s problems while the board is not followed (a port that
+        cannot be opened, a hung board, a camera that counts too unsurely), else None.
+
+        The source's own detail says what is wrong: ``link reconnecting: /dev/ttyUSB0: could
+        not open port ...``.
+        """
+        state = self.link.get("state")
+        if state not in UNHEARD or self.link.get("ended"):
+            return None
+        detail = str(self.link.get("detail") or "").strip()
+        kind = self.link.get("type", "link")
+        return f"{kind} {state}" + (f": {detail}" if detail else "")
 
     def health(self) -> dict[str, Any]:
         link: Mapping[str, Any]

@@ -220,14 +220,19 @@ class Service:
     # -- views ---------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
         """``status``: ``ok``; ``resuming`` while boards replay their logs after a restart
-        (``resuming`` lists them); ``degraded`` while a board's log cannot be written
-        (``problems`` says why, one line each)."""
+        (``resuming`` lists them); ``degraded`` while a board's log cannot be written or a
+        board is not followed (its port cannot be opened, it is silent, its camera counts
+        too unsurely: ``problems`` says why, one line each)."""
         boards = {b: r.health() for b, r in self.boards.items()}
         problems = [
             f"board {b}: session log: {h['storage_error']}"
             for b, h in boards.items()
             if "storage_error" in h
         ]
+        for b, runtime in self.boards.items():
+            unheard = runtime.link_problem()
+            if unheard is not None:
+                problems.append(f"board {b}: {unheard}")
         status: HealthStatus = "resuming" if self.starting else "degraded" if problems else "ok"
         out: dict[str, Any] = {
             "status": status,

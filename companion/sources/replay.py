@@ -74,7 +74,12 @@ class ReplaySource:
                 yield Observation.from_json(line)
             except ObservationError:
                 yield dict(line)  # the referee reports it as bad_observation, as it did live
-        yield {"type": "link", "state": "disconnected", "detail": "end of the recorded session"}
+        yield {
+            "type": "link",
+            "state": "disconnected",
+            "detail": "end of the recorded session",
+            "ended": True,  # the end of the file, not a fault: /health stays ok
+        }
 
     def health(self) -> ReplayHealth:
         return {

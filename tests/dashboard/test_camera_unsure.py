@@ -61,6 +61,13 @@ def test_the_page_says_the_camera_cannot_follow(
         assert time.monotonic() < deadline, vague_camera.log_text()[-2000:]
         time.sleep(0.2)
     assert link["counts_unsure"] is True and link["median_near_share"] < 0.7
+    # the board's own view follows the source's through its queue: wait for it, then
+    # a camera that cannot count is a problem for the venue's monitoring, not "ok"
+    while (health := vague_camera.get("/health").json())["boards"]["1"]["link_state"] != "unsure":
+        assert time.monotonic() < deadline, health
+        time.sleep(0.05)
+    assert health["status"] == "degraded"
+    assert health["problems"][0].startswith("board 1: camera unsure: the camera cannot count")
     page = open_view(new_page(1400, 900), vague_camera.url, "referee")
     card = page.wait_for_selector("article.alert-camera", timeout=10_000)
     assert card is not None

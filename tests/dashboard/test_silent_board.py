@@ -76,15 +76,25 @@ def test_a_hung_board_is_silent_and_recovers(
             page.goto(f"{server.url}/board/1?view=spectator")
             page.wait_for_selector("body[data-ready=true]", timeout=10_000)
             _wait_for(server, "silent", within=5)
-            health = server.get("/health").json()["boards"]["1"]
+            whole = server.get("/health").json()
+            health = whole["boards"]["1"]
             assert health["last_frame_s"] >= 1.0
+            # a board not followed is a problem for the venue's monitoring, not "ok"
+            assert whole["status"] == "degraded"
+            assert whole["problems"] == [
+                "board 1: link silent: no frame from the board for 1 s: is it on and plugged in?"
+            ]
             card = page.wait_for_selector("#alerts .alert-link", timeout=5_000)
             assert "link silent: no reading from the board" in (card.text_content() or "")
             _wait_for(server, "connected", within=10)
+            assert server.get("/health").json()["problems"] == []
             page.wait_for_selector("#alerts .alert-link", state="detached", timeout=5_000)
             # the spectator's socket got both, in order (read after the fact: they wait)
             states = [m["state"] for m in _messages(ws) if m["type"] == "link"]
             assert states[-2:] == ["silent", "connected"], states
+            # the end of the recorded session is the end of a file, not a fault
+            _wait_for(server, "disconnected", within=15)
+            assert server.get("/health").json()["status"] == "ok"
     finally:
         server.stop()
     assert "silent (no frame for" in server.log_text()

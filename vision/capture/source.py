@@ -360,7 +360,8 @@ class CameraSource:
             if self._closed.is_set():
                 break
             if self.target.kind == "file":
-                yield self._status("disconnected", "end of video")
+                # the end of the file, not a fault: /health stays ok
+                yield {**self._status("disconnected", "end of video"), "ended": True}
                 return
             self._reconnects += 1
             yield self._status("disconnected", "the camera stopped sending frames")
