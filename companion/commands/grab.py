@@ -13,15 +13,20 @@ if TYPE_CHECKING:
 
 def grab_frame(url: str, frames: int = 5, timeout: float = 10.0) -> Image:
     """A frame from a camera URL (the last of a few, once auto-exposure settled)."""
-    import cv2
+    from vision.capture.source import open_capture, parse_url
 
-    from vision.capture.source import parse_url
-
-    target = parse_url(url).target
-    cap = cv2.VideoCapture(target) if isinstance(target, str) else cv2.VideoCapture(int(target))
+    parsed = parse_url(url)
+    cap = open_capture(parsed.target)
+    if cap is None:
+        if parsed.kind == "file":
+            raise OSError(f"cannot open {url}: is it a video file OpenCV can read?")
+        if parsed.kind == "stream":
+            raise OSError(f"cannot open {url}: no video stream answers at that address")
+        raise OSError(
+            f"cannot open {url}: no camera answers there (is it plugged in, and not in use by"
+            " another program? another camera is camera://1, camera://2 ...)"
+        )
     try:
-        if not cap.isOpened():
-            raise OSError(f"cannot open {url}")
         frame = None
         end = time.monotonic() + timeout
         got = 0

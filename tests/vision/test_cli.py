@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -107,6 +109,19 @@ def test_errors_give_exit_codes(
     cv2.imwrite(str(blank), np.zeros((720, 1280, 3), np.uint8))
     args = _calibrate(files, out=str(tmp_path / "c.json"), empty=blank, start=blank)
     assert calibrate_camera(args) == 2  # no board in a black picture: said in words
+
+
+def test_a_camera_that_is_not_there_is_one_line(tmp_path: Path) -> None:
+    """No device 97: one line saying what to check, not OpenCV's warnings from each backend."""
+    cmd = [sys.executable, "-m", "companion.cli", "calibrate", "--source", "camera://97"]
+    cmd += ["--out", str(tmp_path / "c.json"), "--yes"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "error: cannot open camera://97: no camera answers there (is it plugged in, and not in"
+        " use by another program? another camera is camera://1, camera://2 ...)"
+    ]
+    assert not (tmp_path / "c.json").exists()
 
 
 @pytest.mark.parametrize("option", ["--steps", "--members", "--views"])

@@ -116,6 +116,26 @@ def parse_url(url: str) -> CameraTarget:
     raise SourceURLError(f"not a camera or video URL: {url!r}")
 
 
+def open_capture(target: str | int) -> cv2.VideoCapture | None:
+    """An opened OpenCV capture of a camera index, stream URL or file, or None.
+
+    OpenCV's own warnings while trying (one per backend it tries, several lines for a
+    camera that is not there) are kept quiet: the caller says what failed, in one line,
+    and a source retrying a missing camera would otherwise repeat them at every try.
+    """
+    quiet = cv2.utils.logging.LOG_LEVEL_ERROR
+    before = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(min(before, quiet))
+    try:
+        cap = cv2.VideoCapture(target) if isinstance(target, str) else cv2.VideoCapture(int(target))
+    finally:
+        cv2.utils.logging.setLogLevel(before)
+    if not cap.isOpened():
+        cap.release()
+        return None
+    return cap
+
+
 class CameraSource:
     """Observations from a camera, a network stream or a video file."""
 
@@ -375,10 +395,8 @@ class CameraSource:
         return {"type": "camera", "state": state, "detail": detail}
 
     def _open_capture(self) -> cv2.VideoCapture | None:
-        target = self.target.target
-        cap = cv2.VideoCapture(target) if isinstance(target, str) else cv2.VideoCapture(int(target))
-        if not cap.isOpened():
-            cap.release()
+        cap = open_capture(self.target.target)
+        if cap is None:
             return None
         with self._lock:
             self._capture = cap
