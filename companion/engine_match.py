@@ -266,6 +266,7 @@ def play_game(
             result.fault, result.faulty = str(exc), k
             return result
         report.seeds = sum(p.pits)
+        report.ply = len(result.moves) + 1
         result.reports[k].append(report)
         if report.pit is None:
             result.fault, result.faulty = f"{engines[k].name} claimed the game was over", k
@@ -333,6 +334,30 @@ def side_figures(reports: list[MoveReport], movetime: float) -> str:
     if secs:
         parts.append(f"{statistics.mean(secs):.2f} s/move (max {max(secs):.2f})")
     return ", ".join(parts)
+
+
+def longest_move(results: Sequence[GameResult], side: int) -> str:
+    """Where one side took longest over a move: the game, ply, board and depth (a move far
+    over the time asked is a fault to look for, and this says which to replay).
+
+    >>> slow = MoveReport(3, 31, None, None, 2.6, False, seeds=14, ply=40)
+    >>> g = GameResult(6, 1, 0, [], reports=([MoveReport(1, 9, None, None, 0.5, False), slow], []))
+    >>> longest_move([g], 0)
+    'longest move 2.60 s: game 7, ply 40, 14 seeds, depth 31'
+    >>> longest_move([g], 1)
+    'no move'
+    """
+    moves = [(r.seconds, g.number, r) for g in results for r in g.reports[side]]
+    if not moves:
+        return "no move"
+    seconds, number, r = max(moves, key=lambda m: (m[0], -m[1]))
+    where = [f"game {number + 1}"]
+    if r.ply is not None:
+        where.append(f"ply {r.ply}")
+    if r.seeds is not None:
+        where.append(f"{r.seeds} seeds")
+    where.append("from a book" if r.book else f"depth {r.depth}" if r.depth else "no depth said")
+    return f"longest move {seconds:.2f} s: " + ", ".join(where)
 
 
 #: Boards with more seeds than this are in no endgame table of ours (22) or Aalina's (12).
@@ -546,6 +571,8 @@ def print_totals(
         write(f"  {names[k]}: {side_figures(sides[k], seconds)}\n")
     for k in (0, 1):
         write(f"  {names[k]}, {open_board_depth(sides[k], seconds)}\n")
+    for k in (0, 1):
+        write(f"  {names[k]}, {longest_move(results, k)}\n")
     lines = sorted({g.line for g in results if g.line is not None})
     if lines:
         write(f"  openings: {lines[0]}..{lines[-1]} of the file's (pair k: opening k + 1)\n")

@@ -52,6 +52,8 @@ class MoveReport:
     pv: tuple[str, ...] = ()
     seeds: int | None = None
     """Seeds on the board when the move was asked for (set by the match bench)."""
+    ply: int | None = None
+    """The move's ply in the game, 1 for the first (set by the match bench)."""
 
 
 class ProtocolEngine:

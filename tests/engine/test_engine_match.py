@@ -86,6 +86,11 @@ def test_ours_against_ours_plays_whole_games(ours: str, logs: Path) -> None:
     assert all(r.seeds is not None and 0 < r.seeds <= 48 for g in results for r in g.reports[0])
     assert results[0].reports[0][0].seeds == 48
     assert "boards of more than 22 seeds:" in text
+    # where each side took longest: the game and ply to replay
+    assert all(r.ply is not None for g in results for r in g.reports[0])
+    assert [r.ply for r in results[0].reports[0]][:2] == [3, 5]  # South, after 2 opening plies
+    slowest = max((r.seconds, g.number, r.ply) for g in results for r in g.reports[0])
+    assert f"longest move {slowest[0]:.2f} s: game {slowest[1] + 1}, ply {slowest[2]}," in text
     assert list(logs.iterdir()) == []  # no engine failed: their stderr logs are gone
 
 
