@@ -126,7 +126,10 @@ class SerialLink:
         while not self._closed.is_set():
             port = self._resolve()
             ser = None
-            error = "board not found"
+            error = (
+                "no sensor board found on any serial port: plug it in (looked for again"
+                f" every {self.max_backoff_s:g} s)"
+            )
             if port is not None:
                 try:
                     ser = serial.Serial(port, self.baud, timeout=self.read_timeout_s)

@@ -277,3 +277,35 @@ def test_a_missed_capture_is_flagged_and_the_game_goes_on_without_it() -> None:
     if truth[-1].detail == "missed_capture":
         expected.pop()  # nobody played after it: the referee still waits for the capture
     assert [e["pit"] for e in events if e["type"] == "move"] == expected
+
+
+def test_no_board_on_any_port_says_what_to_do_and_keeps_looking(tmp_path: Any) -> None:
+    """``serial://auto`` with no board plugged in: said once, in words, then tried again
+    until a port appears (here a missing path that the finder names on its third look)."""
+    from firmware_bridge.link import SerialLink
+
+    looks: list[int] = []
+
+    def finder() -> str | None:
+        looks.append(1)
+        return None if len(looks) < 3 else str(tmp_path / "ttyNONE")
+
+    link = SerialLink(finder, max_backoff_s=0.2)
+    items = iter(link)
+    first = next(items)
+    assert first == {
+        "type": "link",
+        "state": "reconnecting",
+        "detail": "no sensor board found on any serial port: plug it in (looked for again"
+        " every 0.2 s)",
+    }
+    # the port the finder gives is tried; its failure is no new status (still reconnecting)
+    rest: list[Any] = []
+    reader = threading.Thread(target=lambda: rest.extend(items), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 5
+    while len(looks) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    link.close()
+    reader.join(5)
+    assert len(looks) >= 4 and link.state == "reconnecting" and rest == []
