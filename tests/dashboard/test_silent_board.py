@@ -86,9 +86,15 @@ def test_a_hung_board_is_silent_and_recovers(
             ]
             card = page.wait_for_selector("#alerts .alert-link", timeout=5_000)
             assert "link silent: no reading from the board" in (card.text_content() or "")
+            # the header does not read "Connected" while the board is not heard
+            status = page.locator("#link-status")
+            assert status.get_attribute("data-state") == "disconnected"
+            assert status.inner_text() == "Board link silent: no reading from the board"
             _wait_for(server, "connected", within=10)
             assert server.get("/health").json()["problems"] == []
             page.wait_for_selector("#alerts .alert-link", state="detached", timeout=5_000)
+            assert status.inner_text() == "Connected"
+            assert status.get_attribute("data-state") == "connected"
             # the spectator's socket got both, in order (read after the fact: they wait)
             states = [m["state"] for m in _messages(ws) if m["type"] == "link"]
             assert states[-2:] == ["silent", "connected"], states

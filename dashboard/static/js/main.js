@@ -85,6 +85,7 @@ function render() {
   renderAlerts(model, ctx, sendCommand);
   renderSuggestion(model, ctx);
   if (view === "referee") showCurrentRules();
+  showLinkStatus();
   ctx.animate = false;
 }
 
@@ -143,10 +144,30 @@ function onMessage(msg) {
   gamesChanged(msg.type);
 }
 
+// The page's own link to the server: connecting, connected, reconnecting.
+let pageLink = "connecting";
 function setLinkStatus(state) {
+  pageLink = state;
+  showLinkStatus();
+}
+
+// Board link states the header names in place of "Connected" (a card says more).
+const BOARD_DOWN = new Set(["disconnected", "reconnecting", "silent", "unsure"]);
+
+// The header's dot is green only while the page hears the server and the server hears the
+// board: a board unplugged behind a page that is connected must not read "Connected".
+function showLinkStatus() {
   const box = $("link-status");
-  box.dataset.state = state;
-  box.querySelector(".status-text").textContent = t(`link.${state}`);
+  const boardLink = model.link;
+  const boardDown = pageLink === "connected" && boardLink && BOARD_DOWN.has(boardLink.state);
+  // (amber for a camera counting unsurely, red for a board not heard at all)
+  const down = boardLink?.state === "unsure" ? "reconnecting" : "disconnected";
+  box.dataset.state = boardDown ? down : pageLink;
+  box.querySelector(".status-text").textContent = boardDown
+    ? t(`alert.${boardLink.type === "camera" ? "camera" : "link"}`, {
+        state: t(`link.${boardLink.state}`).toLowerCase(),
+      })
+    : t(`link.${pageLink}`);
 }
 
 let socket = null;
@@ -681,7 +702,7 @@ function setupSettings() {
     history.replaceState(null, "", `?${params}`);
     refillVoices();
     $("board-label").textContent = t("ui.board_label", { board });
-    setLinkStatus($("link-status").dataset.state);
+    showLinkStatus();
     if (!$("history").hidden) {
       loadGames();
       showReplayTitle();
