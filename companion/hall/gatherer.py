@@ -133,6 +133,8 @@ class Gatherer:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_connect_fail = self._on_connect_fail
+        self._unreachable_said = False
         self._stop = threading.Event()
         self._writer = threading.Thread(target=self._write_loop, name="hall-ogn", daemon=True)
 
@@ -175,8 +177,18 @@ class Gatherer:
             log.warning("hall: broker refused: %s", reason)
             return
         self.connected = True
+        self._unreachable_said = False
         client.subscribe(f"{self.address.hall}/board/+/#", qos=1)
         log.info("hall: gathering %s", self.address.shown)
+
+    def _on_connect_fail(self, client: Any, userdata: Any) -> None:
+        # paho tries again by itself; said once until it gets through, not at every try
+        if not self._unreachable_said:
+            log.warning(
+                "hall: cannot reach the broker at %s (is Mosquitto running there?); trying again",
+                self.address.shown,
+            )
+            self._unreachable_said = True
 
     def _on_disconnect(
         self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any

@@ -91,6 +91,14 @@ function draw() {
     return li;
   }));
   document.getElementById("no-alerts").hidden = alerts.length > 0;
+  // a hall nobody publishes to yet says how to start a board, not a blank page
+  const empty = document.getElementById("no-boards");
+  empty.hidden = boards.length > 0;
+  const broker = hall.broker || "mqtt://HOST/HALL";
+  empty.querySelector("code").textContent = `oware-companion serve --publish ${broker} --hall-board N`;
+  empty.querySelector(".why").textContent = hall.connected
+    ? ""
+    : ` The broker ${hall.broker || ""} does not answer yet: is Mosquitto running there?`;
 }
 
 function boardOrder(x, y) {
@@ -104,6 +112,7 @@ function take(message) {
     hall.name = message.hall;
     hall.round = message.round;
     hall.ogn = message.ogn;
+    hall.broker = message.broker;
   }
   hall.connected = message.connected;
   hall.offset = message.now - Date.now() / 1000;

@@ -123,3 +123,29 @@ def test_twenty_boards_in_their_own_processes_each_event_once_and_in_order(
         30,
         "every card at its board's last move",
     )
+
+
+def test_a_hall_nobody_publishes_to_says_how_to_start_a_board(hall: Hall, browser: Any) -> None:
+    """Before any board publishes, and with the broker not up yet, the page says what to run
+    and what is wrong, not a blank page; the hall's log says once that the broker does not
+    answer, then the page follows the board that comes."""
+    hall.broker.stop()
+    hall.start_hall()
+    page = browser.new_page(viewport={"width": 1300, "height": 800})
+    page.goto(hall.page)
+    empty = page.wait_for_selector("#no-boards", state="visible", timeout=30_000)
+    assert empty is not None
+    assert page.locator("#no-boards code").inner_text() == (
+        f"oware-companion serve --publish {hall.broker.url('test')} --hall-board N"
+    )
+    wait_for(lambda: "does not answer" in empty.inner_text(), 30, "the broker named as down")
+    log = hall.folder / "hall.out"
+    wait_for(lambda: "cannot reach the broker" in log.read_text(), 30, "a log line")
+    hall.broker.start()
+    wait_for(lambda: "does not answer" not in empty.inner_text(), 60, "the broker reached")
+    hall.start_board(1)
+    page.wait_for_selector(".card", timeout=60_000)
+    assert page.locator("#no-boards").is_hidden()
+    hall.stop_hall()
+    said = log.read_text().count("cannot reach the broker")
+    assert said == 1, said
