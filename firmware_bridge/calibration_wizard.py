@@ -83,9 +83,10 @@ class _Reader:
         deadline = time.monotonic() + timeout_s
         while self.source.link.hello is None:
             if time.monotonic() > deadline:
+                why = self.source.link.detail or "not connected"
                 raise CalibrationError(
-                    f"no sensor board answered within {timeout_s:.0f} s "
-                    f"({self.source.link.detail or 'not connected'}); check the USB cable"
+                    f"no sensor board answered within {timeout_s:g} s: {why}"
+                    " (and check the USB cable)"
                 )
             time.sleep(0.05)
 

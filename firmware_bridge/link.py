@@ -126,10 +126,8 @@ class SerialLink:
         while not self._closed.is_set():
             port = self._resolve()
             ser = None
-            error = (
-                "no sensor board found on any serial port: plug it in (looked for again"
-                f" every {self.max_backoff_s:g} s)"
-            )
+            # (the state, reconnecting, says it is looked for again)
+            error = "no sensor board found on any serial port: plug it in"
             if port is not None:
                 try:
                     ser = serial.Serial(port, self.baud, timeout=self.read_timeout_s)

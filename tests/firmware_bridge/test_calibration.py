@@ -125,5 +125,8 @@ def test_calibrate_serial_reports_a_missing_board(
         connect_timeout=0.5,
     )
     assert bridge_cmd.calibrate_serial(args) == 1
-    assert "no sensor board answered" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    # why, in the link's words (the port it could not open), and what to check
+    assert "no sensor board answered within 0.5 s: " in said and "no-such-port" in said, said
+    assert said.rstrip().endswith("(and check the USB cable)"), said
     assert not (tmp_path / "c.json").exists()

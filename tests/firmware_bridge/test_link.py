@@ -296,8 +296,7 @@ def test_no_board_on_any_port_says_what_to_do_and_keeps_looking(tmp_path: Any) -
     assert first == {
         "type": "link",
         "state": "reconnecting",
-        "detail": "no sensor board found on any serial port: plug it in (looked for again"
-        " every 0.2 s)",
+        "detail": "no sensor board found on any serial port: plug it in",
     }
     # the port the finder gives is tried; its failure is no new status (still reconnecting)
     rest: list[Any] = []
