@@ -7,7 +7,10 @@ frames come from (the camera source, a video file in the benchmark, a test):
 2. update the motion/hand detector; pits under a hand read ``None``;
 3. count seeds in the other pits (only when the view has changed since the
    last count – counting is the expensive part and a still board needs it
-   once);
+   once); the count made when the board settles, the one the referee judges
+   the move by, reads each pit in :data:`SETTLE_VIEWS` turned and mirrored views
+   where the counter can (a network counter whose calibration chose no views),
+   the counts while hands move in one;
 4. every few seconds while the board is still, look for the board again
    (markers or pit grid) and follow it if it was nudged.
 
@@ -38,6 +41,11 @@ from vision.image_types import Image
 #: the referee's own preset for cameras, :data:`core.referee.presets.CAMERA`.
 CAMERA_REFEREE: dict[str, Any] = dict(presets.CAMERA)
 
+SETTLE_VIEWS = 8
+"""Views of each pit averaged in the count made as the board settles (once a move: the
+still board costs that many counts of its pits once, not every frame; docs/VISION.md,
+"Views of each pit")."""
+
 TAIL_CUT = 1e-6
 """Belief below this at the high end of a vector is dropped (then renormalised)."""
 
@@ -65,6 +73,8 @@ class BoardReader:
     """Seconds between two searches for a nudged board (0 = never)."""
     change_fraction: float = 0.01
     """Share of a cell's pixels changed by more than 12 grey levels that triggers a recount."""
+    settle_views: int = SETTLE_VIEWS
+    """Views of each pit in the count made as the board settles (1: as every other count)."""
     motion: MotionDetector = field(init=False)
     _beliefs: list[npt.NDArray[np.float64] | None] = field(init=False)
     _counted_view: Image | None = field(default=None, init=False)
@@ -102,7 +112,8 @@ class BoardReader:
             if settled_now or self._beliefs[pit] is None or self._cell_changed(gray, pit):
                 todo.append(pit)
         if todo:
-            beliefs = self.counter.beliefs([crops[p] for p in todo], todo)
+            counter = self.settle_counter() if settled_now else self.counter
+            beliefs = counter.beliefs([crops[p] for p in todo], todo)
             for pit, belief in zip(todo, beliefs, strict=True):
                 self._beliefs[pit] = belief
         if todo or self._counted_view is None:
@@ -122,6 +133,20 @@ class BoardReader:
         return Observation(
             t=float(t), source=self.source, stable=state.stable, pits=tuple(readings)
         )
+
+    def settle_counter(self) -> PitCounter:
+        """The counter of the count made as the board settles: :attr:`counter` reading each
+        pit in :attr:`settle_views` views where it can, else :attr:`counter` itself.
+
+        Asked anew each time: the learner replaces :attr:`counter` between games. A
+        calibration that chose its views (``calibrate --views``) keeps them.
+        """
+        with_views = getattr(self.counter, "with_views", None)
+        chosen = getattr(self.counter, "views", None)
+        if self.settle_views <= 1 or with_views is None or chosen is not None:
+            return self.counter
+        counter: PitCounter = with_views(self.settle_views)
+        return counter
 
     def _cell_changed(self, gray: Image, pit: int) -> bool:
         if self._counted_view is None:
