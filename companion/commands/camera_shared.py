@@ -69,7 +69,8 @@ def add_fine_tuning_options(
         choices=[1, 2, 4, 8],
         default=None,
         help=f"turned and mirrored views of each pit averaged when counting{scope} "
-        "(default 1; counting takes that many times as long)",
+        "(default 1; counting takes that many times as long; without it the count made as"
+        " a board settles, once a move, reads 8)",
     )
 
 

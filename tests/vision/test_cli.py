@@ -160,6 +160,9 @@ def test_the_help_names_the_real_defaults(capsys: pytest.CaptureFixture[str]) ->
     assert f"default {MEMBERS};" in text
     assert DeepCounter.DEFAULT_VIEWS == NetCounter.DEFAULT_VIEWS
     assert f"default {DeepCounter.DEFAULT_VIEWS}; counting takes" in text
+    from vision.capture.pipeline import SETTLE_VIEWS
+
+    assert f"a board settles, once a move, reads {SETTLE_VIEWS})" in text
 
 
 @pytest.mark.parametrize("kind", ["cnn", "deep"])

@@ -135,18 +135,11 @@ class BoardReader:
         )
 
     def settle_counter(self) -> PitCounter:
-        """The counter of the count made as the board settles: :attr:`counter` reading each
-        pit in :attr:`settle_views` views where it can, else :attr:`counter` itself.
+        """The counter of the count made as the board settles (:func:`settle_counter`).
 
-        Asked anew each time: the learner replaces :attr:`counter` between games. A
-        calibration that chose its views (``calibrate --views``) keeps them.
+        Asked anew each time: the learner replaces :attr:`counter` between games.
         """
-        with_views = getattr(self.counter, "with_views", None)
-        chosen = getattr(self.counter, "views", None)
-        if self.settle_views <= 1 or with_views is None or chosen is not None:
-            return self.counter
-        counter: PitCounter = with_views(self.settle_views)
-        return counter
+        return settle_counter(self.counter, self.settle_views)
 
     def _cell_changed(self, gray: Image, pit: int) -> bool:
         if self._counted_view is None:
@@ -182,6 +175,24 @@ class BoardReader:
             self.motion.reset()
             self._counted_view = None
             self._beliefs = [None] * self.calibration.layout.pits
+
+
+def settle_counter(counter: PitCounter, views: int = SETTLE_VIEWS) -> PitCounter:
+    """``counter`` reading each pit in ``views`` turned and mirrored views where it can (a
+    network counter), else ``counter`` itself; a calibration that chose its views
+    (``calibrate --views``) keeps them.
+
+    >>> from vision.counting.deep import DeepCounter
+    >>> settle_counter(DeepCounter.builtin()).view_count
+    8
+    >>> settle_counter(DeepCounter.builtin().with_views(2)).view_count
+    2
+    """
+    with_views = getattr(counter, "with_views", None)
+    if views <= 1 or with_views is None or getattr(counter, "views", None) is not None:
+        return counter
+    viewed: PitCounter = with_views(views)
+    return viewed
 
 
 def counter_for(calibration: Calibration) -> PitCounter:

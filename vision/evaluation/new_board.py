@@ -95,12 +95,16 @@ def run_new_board(
     photos: int = 1,
     seed: int = 0,
 ) -> NewBoardRun:
-    """Calibrate a counter on the drawn photos (``fitter``) and read every other photo."""
+    """Calibrate a counter on the drawn photos (``fitter``) and read every other photo as
+    the live reading reads a board that has settled
+    (:func:`vision.capture.pipeline.settle_counter`)."""
+    from vision.capture.pipeline import settle_counter
+
     split = draw_calibration(examples, calibration_layouts(layouts), photos, seed)
     start = time.perf_counter()
     counter = fitter(split.calibration)
     took = time.perf_counter() - start
-    beliefs = counter.beliefs([e.image for e in split.scored])
+    beliefs = settle_counter(counter).beliefs([e.image for e in split.scored])
     truth = np.array([e.count for e in split.scored], np.int64)
     return NewBoardRun(split, beliefs, truth, took, counter)
 
