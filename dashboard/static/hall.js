@@ -98,7 +98,7 @@ function draw() {
   empty.querySelector("code").textContent = `oware-companion serve --publish ${broker} --hall-board N`;
   empty.querySelector(".why").textContent = hall.connected
     ? ""
-    : ` The broker ${hall.broker || ""} does not answer yet: is Mosquitto running there?`;
+    : ` The broker ${broker} does not answer yet: is Mosquitto running there?`;
 }
 
 function boardOrder(x, y) {
