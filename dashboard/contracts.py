@@ -103,6 +103,16 @@ class LiveBoard(Protocol):
         """Every event of the board's session, oldest first."""
         ...
 
+    @property
+    def link(self) -> Mapping[str, Any]:
+        """The link's last status (``type``, ``state``, ``detail``; ``ended`` once a
+        recording has been read to its end)."""
+        ...
+
+    def link_problem(self) -> str | None:
+        """One line while the board is not followed (as ``/health`` says it), else None."""
+        ...
+
     def state(self, role: Role | None = None) -> dict[str, Any]:
         """The game as the page with this role may see it (``docs/SERVICE_API.md``)."""
         ...

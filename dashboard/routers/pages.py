@@ -6,7 +6,9 @@ board's page at ``/board/{b}`` (``?view=referee|player|spectator|overlay|corner|
 * ``GET /board/{b}`` – the board's page (``static/index.html``), 404 for a board
   this server does not watch;
 * ``GET /api/home`` – what the home page lists: the boards with their rules in
-  words and each view's link, and whether commands need a token.
+  words, each view's link and whether the board is heard (``link_state``, and
+  ``problem``: the line ``/health`` gives while it is not followed), and whether
+  commands need a token.
 
 Without the static folder (a broken install) both pages are a short placeholder
 saying where the API is. Scripts are files under ``/static``, never inline.
@@ -81,6 +83,9 @@ async def home_data(service: ServiceDep) -> dict[str, Any]:
                 "players": rules.players,
                 "description": rules.describe(),
                 "links": {v.name: view_path(runtime.board, v.name) for v in VIEWS},
+                "link_state": runtime.link.get("state"),
+                "ended": bool(runtime.link.get("ended")),
+                "problem": runtime.link_problem(),
             }
         )
     return {

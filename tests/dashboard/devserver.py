@@ -151,6 +151,9 @@ def create_app(
                     "players": p.players,
                     "description": p.ruleset.describe(),
                     "links": {v: f"/board/1?view={v}" for v in views},
+                    "link_state": board.link.get("state"),
+                    "ended": False,
+                    "problem": None,
                 }
             ],
             "views": [{"name": v, "size": ""} for v in views],

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +45,7 @@ from tests.dashboard.conftest import (
 )
 from tests.dashboard.devserver import ServerThread, create_app
 from tests.dashboard.sessions import quiet_log
+from tests.service.conftest import virtual_board
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -111,6 +113,35 @@ def test_home_page_lists_every_board_and_view(
     old = httpx.get(f"{live_server.url}/?view=referee&board=3&lang=de", follow_redirects=False)
     assert old.status_code == 307 and old.headers["location"] == "/board/3?view=referee&lang=de"
     assert httpx.get(f"{live_server.url}/board/9").status_code == 404
+    assert page_errors == []
+
+
+def test_the_home_page_says_which_board_is_not_heard(
+    tmp_path: Path, new_page: Any, page_errors: list[str]
+) -> None:
+    """A sensor board not plugged in reads "Not followed" with the port and why, next to a
+    board that is heard; once a board answers at that port the line turns by itself."""
+    link = tmp_path / "board"
+    with run_service(tmp_path, ["sim://?seed=3&speed=2", f"serial://{link}"], "--no-engine") as url:
+        page = new_page(1366, 768)
+        page.goto(url + "/")
+        wait_ready(page)
+        heard = ".home-board[data-board='1'] .home-link"
+        unheard = ".home-board[data-board='2'] .home-link"
+        page.wait_for_selector(f"{heard}[data-state='connected']", timeout=15_000)
+        assert page.text_content(heard) == "Following the board"
+        page.wait_for_selector(f"{unheard}[data-state='problem']", timeout=15_000)
+        line = page.text_content(unheard) or ""
+        assert line.startswith("Not followed: link reconnecting: ") and str(link) in line
+        assert "could not open port" in line
+        screenshot(page, "home-board-not-heard")
+        board = virtual_board(link)
+        try:
+            page.wait_for_selector(f"{unheard}[data-state='connected']", timeout=30_000)
+            assert page.text_content(unheard) == "Following the board"
+        finally:
+            board.send_signal(signal.SIGTERM)
+            board.wait(20)
     assert page_errors == []
 
 

@@ -66,6 +66,19 @@ class Server:
         return int(self.proc.returncode)
 
 
+def virtual_board(link: Path) -> subprocess.Popen[str]:
+    """``oware-companion virtual-board`` serving a real pseudo-terminal linked at ``link``
+    (stop it with SIGTERM: it removes the link)."""
+    cmd = [sys.executable, "-m", "companion.cli", "virtual-board", "--link", str(link)]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("virtual sensor board on serial://"), line
+    return proc
+
+
 def start_server(data_dir: Path, *args: str, port: int | None = None) -> Server:
     """Start ``serve`` with ``args`` and wait until /health answers."""
     port = port or free_port()

@@ -10,13 +10,11 @@ the service is ``ok`` again by itself.
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.service.conftest import ROOT, start_server
+from tests.service.conftest import start_server, virtual_board
 
 
 def _wait(predicate: Any, seconds: float) -> None:
@@ -26,17 +24,6 @@ def _wait(predicate: Any, seconds: float) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out after {seconds} s")
-
-
-def _virtual_board(link: Path) -> subprocess.Popen[str]:
-    cmd = [sys.executable, "-m", "companion.cli", "virtual-board", "--link", str(link)]
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("virtual sensor board on serial://"), line
-    return proc
 
 
 def test_a_sensor_board_not_plugged_in_is_a_problem_until_it_is_heard(tmp_path: Path) -> None:
@@ -50,7 +37,7 @@ def test_a_sensor_board_not_plugged_in_is_a_problem_until_it_is_heard(tmp_path: 
         [problem] = health["problems"]
         assert problem.startswith("board 1: link reconnecting: ") and str(link) in problem
         assert "could not open port" in problem
-        board = _virtual_board(link)
+        board = virtual_board(link)
         _wait(lambda: server.get("/health").json()["status"] == "ok", 20)
         health = server.get("/health").json()
         assert health["problems"] == [] and health["boards"]["1"]["link_state"] == "connected"

@@ -1,6 +1,7 @@
-// The home page: every board the server watches, each view of it with who it is for, its
-// link, and for the stream overlays the size to give the streaming software.
-// Data from GET /api/home (dashboard/routers/pages.py).
+// The home page: every board the server watches, whether it is heard, each view of it with
+// who it is for, its link, and for the stream overlays the size to give the streaming
+// software. Data from GET /api/home (dashboard/routers/pages.py), asked again every few
+// seconds so that a board unplugged (or plugged in) shows without a reload.
 
 import { chooseLanguage, language, setLanguage, t } from "./i18n.js";
 import { VIEWS, rulesTitle, viewHref } from "./views.js";
@@ -8,6 +9,8 @@ import { VIEWS, rulesTitle, viewHref } from "./views.js";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 let data = null;
+// How often the page asks again whether each board is heard.
+const REFRESH_MS = 5000;
 
 function el(tag, cls, text) {
   const node = document.createElement(tag);
@@ -40,6 +43,10 @@ function render() {
     index.append(entry);
     section.setAttribute("aria-labelledby", heading.id);
     section.append(heading, el("p", "home-source", t("home.source", { source: b.source })));
+    const heard = el("p", "home-link");
+    heard.setAttribute("role", "status");
+    section.append(heard);
+    showLink(heard, b);
     const list = el("ul", "view-list");
     for (const view of VIEWS) {
       const item = el("li", "view-item");
@@ -60,16 +67,52 @@ function render() {
   }
 }
 
-async function load() {
+// Whether the board is followed: the server's own line for what is wrong, when it is.
+function showLink(node, b) {
+  const state = b.problem ? "problem" : b.ended ? "ended" : b.link_state ?? "connecting";
+  node.dataset.state = state;
+  node.textContent = b.problem
+    ? t("home.unheard", { problem: b.problem })
+    : b.ended
+      ? t("home.ended")
+      : state === "connected"
+        ? t("home.heard")
+        : t("link.connecting"); // (starting: not yet heard, and not yet given up on)
+}
+
+async function fetchHome() {
   try {
     const r = await fetch("/api/home");
     if (!r.ok) throw new Error(r.statusText);
-    data = await r.json();
     $("home-error").hidden = true;
+    return await r.json();
   } catch {
     $("home-error").hidden = false;
+    return null;
   }
+}
+
+async function load() {
+  data = await fetchHome();
   render();
+}
+
+// Only the link lines change in place (a link being focused or copied stays as it is); a
+// different list of boards draws the page again.
+async function refresh() {
+  const fresh = await fetchHome();
+  if (!fresh) return;
+  const same =
+    data && fresh.boards.map((b) => b.board).join() === data.boards.map((b) => b.board).join();
+  data = fresh;
+  if (!same) {
+    render();
+    return;
+  }
+  for (const b of data.boards) {
+    const node = document.querySelector(`.home-board[data-board="${b.board}"] .home-link`);
+    if (node) showLink(node, b);
+  }
 }
 
 async function start() {
@@ -83,6 +126,7 @@ async function start() {
     render();
   });
   await load();
+  setInterval(refresh, REFRESH_MS);
   document.body.dataset.ready = "true";
 }
 
