@@ -13,8 +13,11 @@ pseudo-terminal and prints the port, to try ``serial:///that/port`` by hand.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -131,13 +134,28 @@ def calibrate_serial(args: argparse.Namespace) -> int:
             return answer
 
     try:
-        run_calibration(
-            source, out, ask, print, connect_timeout_s=getattr(args, "connect_timeout", 15.0)
-        )
+        with _link_lines_quiet():
+            run_calibration(
+                source, out, ask, print, connect_timeout_s=getattr(args, "connect_timeout", 15.0)
+            )
     except CalibrationError as exc:
         print(f"calibration failed: {exc}")
         return 1
     return 0
+
+
+@contextlib.contextmanager
+def _link_lines_quiet() -> Iterator[None]:
+    """The link's own log lines ("link reconnecting: ...") off while the wizard talks: it
+    says the same to the person in words, once (``--log-level DEBUG`` keeps them)."""
+    link_log = logging.getLogger("firmware_bridge.link")
+    before = link_log.level
+    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+        link_log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        link_log.setLevel(before)
 
 
 def _still(url: str) -> str:

@@ -59,3 +59,22 @@ def test_a_real_board_with_nobody_to_answer_says_so(tmp_path: Path) -> None:
     assert not (tmp_path / "c.json").exists()
     refused = calibrate("--source", f"serial://{tmp_path}/port", "--yes")
     assert refused.returncode == 1 and "--yes cannot calibrate a sensor board" in refused.stderr
+
+
+def test_no_board_at_the_port_is_one_line(tmp_path: Path) -> None:
+    """At the default log level the wizard's reason is all a person reads (the link's own
+    "link reconnecting" line would say it twice)."""
+    port = tmp_path / "no-board"
+    done = subprocess.run(
+        [sys.executable, "-m", "companion.cli", "calibrate", "--source", f"serial://{port}"]
+        + ["--connect-timeout", "1", "--out", str(tmp_path / "c.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("calibration failed: no sensor board answered within 1 s")
+    assert str(port) in done.stdout and "could not open port" in done.stdout
+    assert done.stderr == ""
+    assert not (tmp_path / "c.json").exists()
