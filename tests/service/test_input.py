@@ -102,7 +102,13 @@ def test_a_command_the_log_cannot_take_is_not_applied(tmp_path: Path) -> None:
         while board.link.get("state") != "disconnected" and time.monotonic() < deadline:
             time.sleep(0.05)
         assert board.link.get("detail") == "end of the recorded session", board.link
-        time.sleep(0.2)  # (the state is set a moment before it is published)
+        # the state is set a moment before it is published: wait until the count of
+        # messages published has stood still for a while (a loaded machine may be slow)
+        settled, last = time.monotonic(), board.hub.published
+        while time.monotonic() - settled < 0.5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            if board.hub.published != last:
+                settled, last = time.monotonic(), board.hub.published
         before = client.get("/api/board/1/state").json()["position"]
         published, events = board.hub.published, len(board.events)
         fd = _fd_of(board.session.path)
