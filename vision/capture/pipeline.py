@@ -9,8 +9,8 @@ frames come from (the camera source, a video file in the benchmark, a test):
    last count – counting is the expensive part and a still board needs it
    once); the count made when the board settles, the one the referee judges
    the move by, reads each pit in :data:`SETTLE_VIEWS` turned and mirrored views
-   where the counter can (a network counter whose calibration chose no views),
-   the counts while hands move in one;
+   where the counter can (a network counter whose calibration chose no views; an
+   ensemble of networks in fewer), the counts while hands move in one;
 4. every few seconds while the board is still, look for the board again
    (markers or pit grid) and follow it if it was nudged.
 
@@ -44,7 +44,8 @@ CAMERA_REFEREE: dict[str, Any] = dict(presets.CAMERA)
 SETTLE_VIEWS = 8
 """Views of each pit averaged in the count made as the board settles (once a move: the
 still board costs that many counts of its pits once, not every frame; docs/VISION.md,
-"Views of each pit")."""
+"Views of each pit"). A counter of several networks reads fewer views, within the same
+eight network passes per pit (:func:`settle_counter`)."""
 
 TAIL_CUT = 1e-6
 """Belief below this at the high end of a vector is dropped (then renormalised)."""
@@ -182,16 +183,30 @@ def settle_counter(counter: PitCounter, views: int = SETTLE_VIEWS) -> PitCounter
     network counter), else ``counter`` itself; a calibration that chose its views
     (``calibrate --views``) keeps them.
 
+    ``views`` is a budget of network passes per pit: an ensemble of several networks
+    (``train-counter`` fine-tunes five unless told otherwise) reads as many fewer views,
+    so that a settled board costs about as much whichever counter the calibration holds
+    (averaged networks and averaged views both steady the reading).
+
     >>> from vision.counting.deep import DeepCounter
     >>> settle_counter(DeepCounter.builtin()).view_count
     8
     >>> settle_counter(DeepCounter.builtin().with_views(2)).view_count
     2
+    >>> one = DeepCounter.builtin().networks[0]
+    >>> [settle_counter(DeepCounter([one] * n)).view_count for n in (2, 3, 5)]
+    [4, 2, 1]
     """
+    from vision.counting.ensemble import VIEWS
+
     with_views = getattr(counter, "with_views", None)
     if views <= 1 or with_views is None or getattr(counter, "views", None) is not None:
         return counter
-    viewed: PitCounter = with_views(views)
+    networks = max(1, len(getattr(counter, "networks", ())))
+    affordable = max((v for v in VIEWS if v * networks <= views), default=1)
+    if affordable <= 1:
+        return counter
+    viewed: PitCounter = with_views(affordable)
     return viewed
 
 
