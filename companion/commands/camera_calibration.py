@@ -186,7 +186,29 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {out}")
+    if not no_teach and empty is not None:
+        _keep_photos(calibration, frames, out)
     return 0
+
+
+def _keep_photos(
+    calibration: Calibration, frames: list[tuple[Image, list[int]]], out: Path
+) -> None:
+    """Keep the taught photos' pit crops beside the calibration for ``train-counter`` (a
+    disk that refuses them is a warning: the calibration itself is saved)."""
+    from vision.learning.pit_album import keep_calibration_photos
+
+    names = ["empty", "start", *(f"layout{k}" for k in range(1, len(frames) - 1))]
+    positions = [
+        (name, calibration.pit_crops(calibration.rectify(frame)), pits)
+        for name, (frame, pits) in zip(names, frames, strict=True)
+    ]
+    try:
+        folder, saved = keep_calibration_photos(out, positions)
+    except OSError as exc:
+        print(f"warning: the calibration's pit photos were not kept: {exc}", file=sys.stderr)
+        return
+    print(f"kept its {saved} labelled pit photos in {folder} (train-counter learns from them too)")
 
 
 def _counter_kind(asked: str | None, layouts: int) -> str:

@@ -3,7 +3,9 @@
 It fine-tunes the seed counter on a folder of labelled pit photos (``<count>/<image>.png``)
 or, without one, on the pit photos ``oware-companion serve`` kept of a camera's games, and
 stores it in the camera calibration (the one ``oware-companion calibrate`` saved unless
-``--calibration`` names another).
+``--calibration`` names another). The photos the calibration was taught from, which
+``calibrate`` keeps beside its file, are learnt from as well: they hold the counts the
+games seldom show.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Fine-tune the seed counter on a folder of labelled pit "
         "photos laid out as <count>/<image>.png (crops of single pits of your board), and "
         "store it in a camera calibration file. Without a folder, it learns from the photos "
-        "`oware-companion serve` kept of your games (DATA_DIR/pit-photos/<camera>/).",
+        "`oware-companion serve` kept of your games (DATA_DIR/pit-photos/<camera>/). "
+        "The calibration's own photos, kept beside its file, are learnt from too.",
     )
     t.add_argument(
         "folder",
@@ -83,6 +86,7 @@ def train_counter_command(args: argparse.Namespace) -> int:
     from vision.evaluation.dataset import load_folder
     from vision.geometry.calibration import Calibration, CalibrationError, default_path
     from vision.learning.deep_train import INSTALL_HINT, torch_available
+    from vision.learning.pit_album import calibration_photo_folder
 
     kind: TrainedCounter = args.counter
     if kind == "auto":
@@ -110,8 +114,21 @@ def train_counter_command(args: argparse.Namespace) -> int:
     if not examples:
         print(f"error: no <count>/<image> photos under {folder}", file=sys.stderr)
         return 1
+    # The calibration's own photos (calibrate keeps them beside its file): the games seldom
+    # show a pit of 5 to 9 seeds, the spread layouts show every count.
+    taught = calibration_photo_folder(target)
+    from_calibration = load_folder(taught) if taught.is_dir() else []
+    examples += from_calibration
     counts = sorted({e.count for e in examples})
-    print(f"{len(examples)} labelled pit photos, counts {counts}; fine-tuning the {kind} counter")
+    print(
+        f"{len(examples)} labelled pit photos"
+        + (
+            f" ({len(from_calibration)} of them the calibration's, {taught})"
+            if from_calibration
+            else ""
+        )
+        + f", counts {counts}; fine-tuning the {kind} counter"
+    )
     base: NetCounter | DeepCounter
     base = DeepCounter.builtin() if kind == "deep" else NetCounter.builtin()
     counter = base.adapt(

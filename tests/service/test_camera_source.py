@@ -123,8 +123,9 @@ def test_serve_without_a_calibration_exits_with_the_message_and_no_traceback(
 
 
 def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Path) -> None:
-    """The README's steps on a rendered game: calibrate saves, serve finds it and keeps
-    the game's labelled pit photos, train-counter learns from them."""
+    """The README's steps on a rendered game: calibrate saves (and keeps the photos it was
+    taught from), serve finds it and keeps the game's labelled pit photos, train-counter
+    learns from both."""
     from vision.render.synth_game import render_session
 
     game = tmp_path / "game"
@@ -152,6 +153,12 @@ def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Pa
     )
     assert cal.returncode == 0, cal.stdout + cal.stderr
     assert f"wrote {saved}" in cal.stdout and saved.is_file()
+    # the photos it was taught from, kept beside it: twelve empty pits, twelve of four
+    taught = load_folder(saved.with_suffix(".photos"))
+    assert sorted((e.count, e.path.stem.split("-")[-2]) for e in taught) == sorted(
+        [(0, "empty")] * 12 + [(4, "start")] * 12
+    )
+    assert f"kept its 24 labelled pit photos in {saved.with_suffix('.photos')}" in cal.stdout
 
     data = tmp_path / "data"
     server = start_server(
@@ -185,7 +192,7 @@ def test_calibrate_then_serve_referees_a_recorded_game(saved: Path, tmp_path: Pa
         timeout=300,
     )
     assert train.returncode == 0, train.stdout + train.stderr
-    assert f"{len(photos)} labelled pit photos" in train.stdout
+    assert f"{len(photos) + 24} labelled pit photos (24 of them the calibration's" in train.stdout
     assert f"kept of your games: {album}" in train.stdout
     assert Calibration.load(saved).counter["kind"] == "cnn"  # type: ignore[index]
 

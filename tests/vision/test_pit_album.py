@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.evaluation.dataset import load_folder
-from vision.learning.pit_album import PitAlbum
+from vision.learning.pit_album import PitAlbum, calibration_photo_folder, keep_calibration_photos
 
 
 def _crops(n: int, seed: int = 0) -> list[np.ndarray]:
@@ -48,3 +48,19 @@ def test_bad_positions_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="negative"):
         album.add(_crops(1), [-1])
     assert not (tmp_path / "album").exists()
+
+
+def test_a_new_calibration_s_photos_replace_the_old_ones_whole(tmp_path: Path) -> None:
+    calibration = tmp_path / "camera.json"
+    first = [("empty", _crops(12, 1), [0] * 12), ("start", _crops(12, 2), [4] * 12)]
+    folder, saved = keep_calibration_photos(calibration, first)
+    assert folder == calibration_photo_folder(calibration) == tmp_path / "camera.photos"
+    assert saved == 24
+    assert sorted(e.count for e in load_folder(folder)) == [0] * 12 + [4] * 12
+    layout = list(range(10)) + [1, 2]
+    again = [("layout1", _crops(12, 3), layout)]
+    assert keep_calibration_photos(calibration, again) == (folder, 12)
+    read = load_folder(folder)
+    assert sorted(e.count for e in read) == sorted(layout)  # none of the first set is left
+    assert all("-layout1-p" in e.path.name for e in read)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["camera.photos"]  # no .new, no .old
