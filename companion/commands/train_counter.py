@@ -117,7 +117,8 @@ def train_counter_command(args: argparse.Namespace) -> int:
     # The calibration's own photos (calibrate keeps them beside its file): the games seldom
     # show a pit of 5 to 9 seeds, the spread layouts show every count.
     taught = calibration_photo_folder(target)
-    from_calibration = load_folder(taught) if taught.is_dir() else []
+    given = taught.is_dir() and taught.resolve() == folder.resolve()  # (not twice)
+    from_calibration = load_folder(taught) if taught.is_dir() and not given else []
     examples += from_calibration
     counts = sorted({e.count for e in examples})
     print(

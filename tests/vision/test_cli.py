@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +123,32 @@ def test_a_camera_that_is_not_there_is_one_line(tmp_path: Path) -> None:
         " use by another program? another camera is camera://1, camera://2 ...)"
     ]
     assert not (tmp_path / "c.json").exists()
+
+
+def test_train_counter_learns_the_calibration_s_photos_with_a_folder_once(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The photos calibrate kept are added to a folder of photos, and not twice when the
+    folder given is theirs."""
+    assert calibrate_camera(_calibrate(files)) == 0
+    taught = files["cal"].with_suffix(".photos")
+    assert f"kept its 24 labelled pit photos in {taught}" in capsys.readouterr().out
+    mine = tmp_path / "mine"
+    for count, crop in ((1, 0), (2, 1)):
+        (mine / str(count)).mkdir(parents=True)
+        shutil.copy(next((taught / str(4 * crop)).iterdir()), mine / str(count) / "a.png")
+    train = ["train-counter", "--calibration", str(files["cal"]), "--counter", "cnn"]
+    train += ["--steps", "2", "--members", "1", "--out", str(tmp_path / "out.json")]
+    for folder, said in (
+        (
+            mine,
+            f"26 labelled pit photos (24 of them the calibration's, {taught}), counts [0, 1, 2, 4]",
+        ),
+        (taught, "24 labelled pit photos, counts [0, 4]"),
+    ):
+        args = _parser().parse_args([*train[:1], str(folder), *train[1:]])
+        assert args.func(args) == 0
+        assert said in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("option", ["--steps", "--members", "--views"])

@@ -112,12 +112,13 @@ def keep_calibration_photos(
     taught from, in place of those of an earlier calibration (a new calibration may be of
     another board or light); returns the folder and the photos written.
 
-    The new set is written beside the old one and swapped in whole, so a crash leaves
-    one set or the other, never a mix.
+    The new set is written beside the old one and swapped in whole, so the folder never
+    holds a mix of the two.
     """
     folder = calibration_photo_folder(calibration_path)
     fresh = folder.with_name(folder.name + ".new")
     shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir(parents=True)
     album = PitAlbum(fresh)
     for name, crops, counts in positions:
         album.add(crops, counts, tag=name)
