@@ -153,10 +153,11 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         first = empty if empty is not None else frame_for("Show the board to the camera", None)
         calibration = locate(first, corners)
         print(f"board found ({calibration.method}); corners NW NE SE SW: {calibration.corners}")
+        frames: list[tuple[Image, list[int]]] = []  # the photos taught from, with their counts
         if not no_teach and empty is not None:
             start = frame_for("Set up the start position (4 seeds in every pit)", start_path)
             pits = calibration.layout.pits
-            frames = [(empty, [0] * pits), (start, [4] * pits)]
+            frames += [(empty, [0] * pits), (start, [4] * pits)]
             frames += _layout_frames(
                 calibration, layouts, layout_paths, out, frame_for, interactive
             )
@@ -186,7 +187,7 @@ def calibrate_camera(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {out}")
-    if not no_teach and empty is not None:
+    if frames:
         _keep_photos(calibration, frames, out)
     return 0
 
@@ -196,12 +197,13 @@ def _keep_photos(
 ) -> None:
     """Keep the taught photos' pit crops beside the calibration for ``train-counter`` (a
     disk that refuses them is a warning: the calibration itself is saved)."""
+    from vision.learning.calibrate import labelled_crops
     from vision.learning.pit_album import keep_calibration_photos
 
     names = ["empty", "start", *(f"layout{k}" for k in range(1, len(frames) - 1))]
     positions = [
-        (name, calibration.pit_crops(calibration.rectify(frame)), pits)
-        for name, (frame, pits) in zip(names, frames, strict=True)
+        (name, *labelled_crops(calibration, [photo]))
+        for name, photo in zip(names, frames, strict=True)
     ]
     try:
         folder, saved = keep_calibration_photos(out, positions)

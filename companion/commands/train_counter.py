@@ -117,18 +117,14 @@ def train_counter_command(args: argparse.Namespace) -> int:
     # The calibration's own photos (calibrate keeps them beside its file): the games seldom
     # show a pit of 5 to 9 seeds, the spread layouts show every count.
     taught = calibration_photo_folder(target)
-    given = taught.is_dir() and taught.resolve() == folder.resolve()  # (not twice)
-    from_calibration = load_folder(taught) if taught.is_dir() and not given else []
+    apart = taught.is_dir() and taught.resolve() != folder.resolve()  # (given: not twice)
+    from_calibration = load_folder(taught) if apart else []
     examples += from_calibration
     counts = sorted({e.count for e in examples})
+    whose = f" ({len(from_calibration)} of them the calibration's, {taught})"
     print(
-        f"{len(examples)} labelled pit photos"
-        + (
-            f" ({len(from_calibration)} of them the calibration's, {taught})"
-            if from_calibration
-            else ""
-        )
-        + f", counts {counts}; fine-tuning the {kind} counter"
+        f"{len(examples)} labelled pit photos{whose if from_calibration else ''}, counts"
+        f" {counts}; fine-tuning the {kind} counter"
     )
     base: NetCounter | DeepCounter
     base = DeepCounter.builtin() if kind == "deep" else NetCounter.builtin()

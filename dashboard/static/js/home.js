@@ -70,14 +70,14 @@ function render() {
 // Whether the board is followed: the server's own line for what is wrong, when it is.
 function showLink(node, b) {
   const state = b.problem ? "problem" : b.ended ? "ended" : b.link_state ?? "connecting";
+  const words = {
+    problem: () => t("home.unheard", { problem: b.problem }),
+    ended: () => t("home.ended"),
+    connected: () => t("home.heard"),
+  };
   node.dataset.state = state;
-  node.textContent = b.problem
-    ? t("home.unheard", { problem: b.problem })
-    : b.ended
-      ? t("home.ended")
-      : state === "connected"
-        ? t("home.heard")
-        : t("link.connecting"); // (starting: not yet heard, and not yet given up on)
+  // (any other state is a start: not yet heard, and not yet given up on)
+  node.textContent = (words[state] ?? (() => t("link.connecting")))();
 }
 
 async function fetchHome() {
