@@ -6,7 +6,6 @@ Boards are real ``serve --publish`` processes on ``sim://``; the hall is the rea
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import socket
@@ -23,6 +22,7 @@ import pytest
 
 from companion.hall.demo import board_command
 from companion.hall.mosquitto import LocalBroker, find_mosquitto, free_port
+from companion.service.recorder import read_log
 from core.referee.session import line_kind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,13 +143,14 @@ class Hall:
     def log_events(self, number: int) -> list[dict[str, Any]]:
         """Every event of board ``number``'s session log, in order."""
         (path,) = (self.folder / f"board{number}" / "sessions").glob("*.jsonl")
-        lines = [json.loads(raw) for raw in path.read_text().splitlines()]
+        # the board is still writing: read it as the product does, a torn last line left out
+        lines, _ = read_log(path)
         return [line for line in lines[1:] if line_kind(line) == "event"]
 
     def gathered(self, number: int) -> list[tuple[int, dict[str, Any]]]:
         """What the hall took of board ``number`` (its archive): (seq, event) in order."""
         (path,) = (self.folder / "hall" / f"board-{number}").glob("*.jsonl")
-        lines = [json.loads(raw) for raw in path.read_text().splitlines()]
+        lines, _ = read_log(path)  # the hall may be writing its next line
         return [(line["seq"], line["event"]) for line in lines]
 
     def assert_all_gathered(self, numbers: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
