@@ -160,11 +160,12 @@ class Gatherer:
             view = BoardView(folder.name.removeprefix("board-"))
             for archive in logs:
                 taken = 0
-                for raw in archive.read_bytes().splitlines():
+                data = _without_torn_tail(archive)
+                for raw in data.splitlines():
                     try:
                         taken = int(json.loads(raw)["seq"]) + 1
                     except (ValueError, KeyError, TypeError):
-                        continue  # a torn last line: that event is taken again
+                        continue  # a damaged line: that event is taken again
                     view.taken += 1
                 view.past[archive.name] = taken
             view.session = logs[-1].name
@@ -371,6 +372,18 @@ def _shown(state: dict[str, Any] | None) -> tuple[Any, ...]:
     """What the page shows of a board's state message (not when it was sent)."""
     state = state or {}
     return (state.get("summary"), state.get("session"), state.get("url"))
+
+
+def _without_torn_tail(archive: Path) -> bytes:
+    """The archive's complete lines; a last line a killed hall left without its newline is
+    cut off the file, so the event taken again starts a line of its own."""
+    data = archive.read_bytes()
+    end = data.rfind(b"\n") + 1
+    if end < len(data):
+        with archive.open("r+b") as fh:
+            fh.truncate(end)
+        log.warning("hall: %s ended in a torn line; that event is taken again", archive.name)
+    return data[:end]
 
 
 def _archive_name(session: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +90,26 @@ def test_gatherer_drops_duplicates_and_holds_back_after_a_gap(tmp_path: Path) ->
     assert (again.boards["1"].expected, again.boards["1"].duplicates) == (3, 1)
 
 
+def test_a_hall_killed_mid_write_takes_the_torn_event_again_whole(tmp_path: Path) -> None:
+    """A hall killed while writing leaves a torn last line; the restarted hall takes that
+    event again on a line of its own, so the archive reads whole afterwards."""
+    g = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+    for seq in (0, 1):
+        g._on_message(None, None, _Msg("test/board/1/events", _message(seq)))
+    archive = tmp_path / "board-1" / "board1-x.jsonl"
+    with archive.open("a") as fh:
+        fh.write('{"seq":2,"at":1.0,"got"')  # the kill came mid-line
+    again = Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path)
+    assert again.boards["1"].expected == 2
+    again._on_message(None, None, _Msg("test/board/1/events", _message(2)))
+    again._on_message(None, None, _Msg("test/board/1/events", _message(3)))
+    seqs = [json.loads(raw)["seq"] for raw in archive.read_text().splitlines()]
+    assert seqs == [0, 1, 2, 3]
+    assert Gatherer(parse_broker_url("mqtt://127.0.0.1:1/test"), tmp_path).boards["1"].expected == 4
+
+
 class _Msg:
     def __init__(self, topic: str, payload: dict[str, Any]) -> None:
-        import json
-
         self.topic = topic
         self.payload = json.dumps(payload).encode()
 
