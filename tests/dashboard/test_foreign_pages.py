@@ -29,7 +29,7 @@ from websockets.sync.client import connect
 from core import Position
 from core.referee.session import session_header
 from tests.dashboard.conftest import CHROMIUM, LAUNCH_ARGS
-from tests.service.conftest import Server, start_server
+from tests.service.conftest import Server, read_jsonl, start_server
 
 TOKEN = "foreign-pages-token-9"
 MOVED = {"pits": [5, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3], "stores": [0, 0]}
@@ -100,8 +100,7 @@ def _pits(server: Server) -> list[int]:
 
 def _logged_commands(server: Server) -> list[dict[str, Any]]:
     (path,) = sorted((server.data_dir / "sessions").glob("board1-*.jsonl"))
-    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-    return [line for line in lines if "command" in line]
+    return [line for line in read_jsonl(path) if "command" in line]  # the service may be writing
 
 
 def test_a_page_of_another_origin_cannot_command(
