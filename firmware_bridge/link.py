@@ -6,7 +6,7 @@ messages (:class:`~firmware_bridge.protocol.Hello`, ``Reading``, ``Ack``,
 
     {"type": "link", "state": "connected", "detail": "/dev/ttyUSB0, firmware 1.0.0"}
     {"type": "link", "state": "disconnected", "detail": "device disconnected"}
-    {"type": "link", "state": "reconnecting", "detail": "/dev/ttyUSB0: no such port"}
+    {"type": "link", "state": "reconnecting", "detail": "/dev/ttyUSB0: no such port: ..."}
     {"type": "link", "state": "connected", "detail": "device restarted", "reset": True}
 
 When the cable is pulled, reads fail; the link closes the port and retries
@@ -14,7 +14,8 @@ with a backoff growing from 0.1 s to ``max_backoff_s`` (1 s by default), so
 the board is back within about a second of being plugged in again.
 
 The port can be a fixed path or a function that looks for the board (that is
-how ``serial://auto`` re-discovers a board that came back under a new name).
+how ``serial://auto`` re-discovers a board that came back under a new name); the
+function returns None, or raises :class:`LookupError` saying why, when it finds none.
 :meth:`close` is thread-safe and makes a blocked iteration end within about
 ``read_timeout_s``.
 """
@@ -31,6 +32,7 @@ from typing import Any, Literal, TypedDict
 
 import serial
 
+from firmware_bridge.port_errors import why_not_opened
 from firmware_bridge.protocol import (
     Ack,
     FrameDecoder,
@@ -124,18 +126,21 @@ class SerialLink:
     def __iter__(self) -> Iterator[LinkItem]:
         backoff = 0.1
         while not self._closed.is_set():
-            port = self._resolve()
             ser = None
             # (the state, reconnecting, says it is looked for again)
             error = "no sensor board found on any serial port: plug it in"
+            try:
+                port = self._resolve()
+            except LookupError as exc:  # a finder that says why it found nothing
+                port, error = None, str(exc)
             if port is not None:
                 try:
                     ser = serial.Serial(port, self.baud, timeout=self.read_timeout_s)
                 except (serial.SerialException, OSError, ValueError) as exc:
-                    error = f"{port}: {exc}"
+                    error = why_not_opened(port, exc)
             if ser is None:
-                if self.state != "reconnecting":
-                    yield self._status("reconnecting", error)
+                if self.state != "reconnecting" or error != self.detail:
+                    yield self._status("reconnecting", error)  # said again only if new
                 self._closed.wait(backoff)
                 backoff = min(backoff * 2, self.max_backoff_s)
                 continue

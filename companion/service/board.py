@@ -797,8 +797,8 @@ class BoardRuntime:
         """One line for ``/health``'s problems while the board is not followed (a port that
         cannot be opened, a hung board, a camera that counts too unsurely), else None.
 
-        The source's own detail says what is wrong: ``link reconnecting: /dev/ttyUSB0: could
-        not open port ...``.
+        The source's own detail says what is wrong: ``link reconnecting: /dev/ttyUSB0: no
+        such port: is the sensor board plugged in?``.
         """
         state = self.link.get("state")
         if state not in UNHEARD or self.link.get("ended"):

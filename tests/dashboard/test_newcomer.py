@@ -133,7 +133,7 @@ def test_the_home_page_says_which_board_is_not_heard(
         page.wait_for_selector(f"{unheard}[data-state='problem']", timeout=15_000)
         line = page.text_content(unheard) or ""
         assert line.startswith("Not followed: link reconnecting: ") and str(link) in line
-        assert "could not open port" in line
+        assert "no such port: is the sensor board plugged in?" in line
         screenshot(page, "home-board-not-heard")
         board = virtual_board(link)
         try:

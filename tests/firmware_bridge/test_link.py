@@ -298,7 +298,7 @@ def test_no_board_on_any_port_says_what_to_do_and_keeps_looking(tmp_path: Any) -
         "state": "reconnecting",
         "detail": "no sensor board found on any serial port: plug it in",
     }
-    # the port the finder gives is tried; its failure is no new status (still reconnecting)
+    # the port the finder gives is tried: its reason is said once, not at every try
     rest: list[Any] = []
     reader = threading.Thread(target=lambda: rest.extend(items), daemon=True)
     reader.start()
@@ -307,4 +307,36 @@ def test_no_board_on_any_port_says_what_to_do_and_keeps_looking(tmp_path: Any) -
         time.sleep(0.05)
     link.close()
     reader.join(5)
-    assert len(looks) >= 4 and link.state == "reconnecting" and rest == []
+    port = tmp_path / "ttyNONE"
+    assert len(looks) >= 4 and link.state == "reconnecting"
+    assert rest == [
+        {
+            "type": "link",
+            "state": "reconnecting",
+            "detail": f"{port}: no such port: is the sensor board plugged in?",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda p: p, "no such port: is the sensor board plugged in?"),
+        (lambda p: p.write_text("not a tty") and p, "not a serial port: name the board's port"),
+    ],
+    ids=["missing", "a-plain-file"],
+)
+def test_a_port_that_cannot_be_opened_says_why_once_in_plain_words(
+    tmp_path: Any, make: Any, says: str
+) -> None:
+    """The link's line (the page's "Not followed", ``/health``, the wizard) names the port
+    once and what to do, not pyserial's message with the port three times."""
+    from firmware_bridge.link import SerialLink
+
+    port = make(tmp_path / "ttyX")
+    link = SerialLink(str(port), max_backoff_s=0.2)
+    first = next(iter(link))
+    link.close()
+    assert first["state"] == "reconnecting"
+    assert first["detail"].startswith(f"{port}: {says}"), first
+    assert first["detail"].count(str(port)) == 1 and "Errno" not in first["detail"]

@@ -36,7 +36,7 @@ def test_a_sensor_board_not_plugged_in_is_a_problem_until_it_is_heard(tmp_path: 
         assert health["boards"]["1"]["link_state"] == "reconnecting"
         [problem] = health["problems"]
         assert problem.startswith("board 1: link reconnecting: ") and str(link) in problem
-        assert "could not open port" in problem
+        assert "no such port: is the sensor board plugged in?" in problem
         board = virtual_board(link)
         _wait(lambda: server.get("/health").json()["status"] == "ok", 20)
         health = server.get("/health").json()
