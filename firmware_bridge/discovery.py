@@ -23,6 +23,7 @@ import serial
 from serial.tools import list_ports
 
 from firmware_bridge.link import BAUD
+from firmware_bridge.port_errors import why_not_opened
 from firmware_bridge.protocol import (
     PROTOCOL_VERSION,
     FrameDecoder,
@@ -35,6 +36,8 @@ from firmware_bridge.protocol import (
 log = logging.getLogger(__name__)
 
 ENV_VAR = "OWARE_SERIAL_PORTS"
+
+NO_PORT = "no sensor board found on any serial port: plug it in"
 
 #: USB vendor:product ids of the serial bridges Arduino-class boards use.
 KNOWN_USB_IDS = {
@@ -61,12 +64,18 @@ def candidate_ports() -> list[str]:
     return extra + known + other
 
 
-def probe(port: str, timeout_s: float = 2.5) -> Hello | None:
-    """Open ``port``, ask it to identify, and return its HELLO if it is our board."""
+def probe(port: str, timeout_s: float = 2.5, refused: list[str] | None = None) -> Hello | None:
+    """Open ``port``, ask it to identify, and return its HELLO if it is our board.
+
+    A port that cannot be opened adds why to ``refused`` (a board the user may not
+    open looks, to a search, like no board at all).
+    """
     try:
         ser = serial.Serial(port, BAUD, timeout=0.05)
     except (serial.SerialException, OSError, ValueError) as exc:
         log.debug("probe %s: %s", port, exc)
+        if refused is not None:
+            refused.append(why_not_opened(port, exc))
         return None
     try:
         ser.reset_input_buffer()
@@ -90,10 +99,28 @@ def probe(port: str, timeout_s: float = 2.5) -> Hello | None:
         ser.close()
 
 
-def find_board(candidates: Iterable[str] | None = None, timeout_s: float = 2.5) -> str | None:
-    """The first port that answers like an Oware sensor board, or None."""
+def find_board(
+    candidates: Iterable[str] | None = None,
+    timeout_s: float = 2.5,
+    refused: list[str] | None = None,
+) -> str | None:
+    """The first port that answers like an Oware sensor board, or None (the ports that
+    could not be opened added to ``refused``, each with why)."""
     for port in candidate_ports() if candidates is None else candidates:
-        if probe(port, timeout_s) is not None:
+        if probe(port, timeout_s, refused) is not None:
             log.info("found the sensor board on %s", port)
             return port
     return None
+
+
+def look_for_board() -> str:
+    """The board's port, for ``serial://auto``'s link; :class:`LookupError` saying why
+    when none answers: the ports that refused to be opened, with what to do, or that no
+    port is there at all."""
+    refused: list[str] = []
+    port = find_board(refused=refused)
+    if port is not None:
+        return port
+    if refused:
+        raise LookupError("no sensor board answered; " + "; ".join(refused))
+    raise LookupError(NO_PORT)

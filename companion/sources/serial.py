@@ -1,6 +1,6 @@
 """``serial:///dev/ttyUSB0``, ``serial://auto``: a sensor board on a serial port.
 
-``serial://auto`` finds the board (:func:`firmware_bridge.discovery.find_board`);
+``serial://auto`` finds the board (:func:`firmware_bridge.discovery.look_for_board`);
 ``?calibration=FILE`` names the board's scale calibration, else the one
 ``oware-companion calibrate`` saved by default is read if there is one.
 """
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def open_serial(url: str, options: OpenOptions) -> SensorSource:
     """The board on the port ``url`` names (not yet opened: the link connects, and
     reconnects, once it is)."""
-    from firmware_bridge.discovery import find_board
+    from firmware_bridge.discovery import look_for_board
     from firmware_bridge.link import SerialLink
     from firmware_bridge.source import SensorSource, default_calibration_path
     from firmware_bridge.weights import Calibration
@@ -31,7 +31,7 @@ def open_serial(url: str, options: OpenOptions) -> SensorSource:
     cal = Calibration.load(path) if cal_path or path.exists() else None
     target = parts.netloc + parts.path
     if target in ("auto", ""):
-        return SensorSource(SerialLink(find_board, max_backoff_s=1.0), cal)
+        return SensorSource(SerialLink(look_for_board, max_backoff_s=1.0), cal)
     return SensorSource(SerialLink(target), cal)
 
 

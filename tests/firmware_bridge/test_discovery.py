@@ -81,3 +81,26 @@ def _calibration(tmp_path: Path) -> Path:
     path = tmp_path / "cal.json"
     Calibration().save(path)
     return path
+
+
+def test_serial_auto_names_a_port_it_could_not_open_instead_of_saying_plug_it_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A board the user may not open looks, to a search, like no board at all: the line
+    names the port that refused and what to do (here a path that is no serial port)."""
+    from firmware_bridge.link import SerialLink
+
+    monkeypatch.setenv(discovery.ENV_VAR, "")
+    monkeypatch.setattr(discovery.list_ports, "comports", lambda: [])
+    with pytest.raises(LookupError, match=r"^no sensor board found on any serial port"):
+        discovery.look_for_board()
+    not_a_port = tmp_path / "ttyUSB9"
+    not_a_port.write_text("")
+    monkeypatch.setenv(discovery.ENV_VAR, str(not_a_port))
+    link = SerialLink(discovery.look_for_board, max_backoff_s=0.2)
+    first = next(iter(link))
+    link.close()
+    assert first["detail"] == (
+        f"no sensor board answered; {not_a_port}: not a serial port: "
+        "name the board's port (serial://auto finds it)"
+    )
