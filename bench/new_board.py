@@ -6,7 +6,8 @@ figures, plays the goal's full games (:mod:`vision.evaluation.full_games`; with
 ``--learn-games K``, lets the counter learn from the positions the referee confirmed in K
 games, then scores again on the photographs it did not learn from. ``--members K``
 fine-tunes K networks of the deep or small counter and averages them, in place of the one
-the calibration makes.
+the calibration makes; ``--learn-members K`` refits on the games' photos as K networks
+(``train-counter`` makes five).
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def play_full(
 
 
 def ensemble_fitter(
-    kind: str, members: int
+    kind: str, members: int, option: str = "--members"
 ) -> Callable[[Sequence[Image], Sequence[int]], PitCounter]:
     """The calibration's fine-tuning of a network counter, with ``members`` networks."""
     if kind == "deep":
@@ -133,7 +134,7 @@ def ensemble_fitter(
         from vision.counting.cnn import NetCounter
 
         return lambda crops, counts: NetCounter.builtin().adapt(crops, counts, members=members)
-    raise ValueError(f"--members needs --counter deep or cnn, not {kind}")
+    raise ValueError(f"{option} needs --counter deep or cnn, not {kind}")
 
 
 def bench_new_board(
@@ -150,21 +151,26 @@ def bench_new_board(
     short_games: int = 0,
     jobs: int = 1,
     tall: str = "widened",
+    learn_members: int | None = None,
 ) -> int:
     """All the protocol's figures for one folder. ``save_beliefs``: keep the beliefs of the
     scored photographs (arrays ``beliefs`` and ``labels``) for ``bench.referee_games
-    --photos``."""
+    --photos``. ``learn_members``: the refit after the games fine-tunes that many networks
+    (``train-counter``'s default is five), else it fits as the calibration did."""
     examples = load_folder(folder)
     if not examples:
         print(f"no images in {folder}: it should hold <count>/<image>.png")
         return 1
     fitter = counter_kind(kind).calibrate
-    if members is not None:
-        try:
+    try:
+        if members is not None:
             fitter = ensemble_fitter(kind, members)
-        except ValueError as exc:
-            print(exc)
-            return 2
+        refitter = fitter
+        if learn_members is not None:
+            refitter = ensemble_fitter(kind, learn_members, "--learn-members")
+    except ValueError as exc:
+        print(exc)
+        return 2
 
     def fit(calibration: list[Example]) -> PitCounter:
         return fitter([e.image for e in calibration], [e.count for e in calibration])
@@ -217,7 +223,7 @@ def bench_new_board(
         )
         images, labels = learnt.examples, learnt.labels
         start = time.perf_counter()
-        learner = fitter(
+        learner = refitter(
             [e.image for e in cal] + [e.image for e in images],
             [e.count for e in cal] + labels,
         )
@@ -225,9 +231,10 @@ def bench_new_board(
         rest = [i for i in range(len(run.split.scored)) if i not in learnt.indices]
         beliefs = settle_counter(learner).beliefs([run.split.scored[i].image for i in rest])
         truth = run.truth[rest]
+        nets = "" if learn_members is None else f" as {learn_members} networks"
         print(
-            f"-- after learning from {learn_games} games (refitted in {took:.1f} s), scored on the"
-            f" {len(rest)} photographs it did not learn from"
+            f"-- after learning from {learn_games} games (refitted{nets} in {took:.1f} s), scored"
+            f" on the {len(rest)} photographs it did not learn from"
         )
         if not rest:
             print("nothing left to score: it learnt from every scored photograph")

@@ -391,6 +391,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="--new-board: then learn from the positions confirmed in K games and score again",
     )
+    parser.add_argument(
+        "--learn-members",
+        type=whole_number(1),
+        default=None,
+        help="--learn-games: refit as K networks averaged, as train-counter does (its"
+        f" default: {MEMBERS}); by default the refit fits as the calibration did",
+    )
     args = parser.parse_args(argv)
     if args.new_board is not None:
         if not args.new_board.is_dir():
@@ -414,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
             short_games=args.short_games,
             jobs=args.jobs,
             tall=args.tall,
+            learn_members=args.learn_members,
         )
     if args.dataset is not None:
         args.counter = args.counter or "deep"

@@ -78,16 +78,18 @@ def test_the_bench_says_so_when_learning_left_too_few_photographs_to_play_or_sco
     assert "nothing left to score" in out or "no games played: " in out
 
 
+@pytest.mark.parametrize("option", ["--members", "--learn-members"])
 def test_networks_averaged_are_asked_of_a_network_counter_only(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
 ) -> None:
-    """``--members`` fine-tunes several networks: a counter with none is told so in one line."""
+    """``--members`` (at calibration) and ``--learn-members`` (the refit after the games)
+    fine-tune several networks: a counter with none is told so in one line."""
     rng = np.random.default_rng(2)
     style = random_style(rng)
     for c in range(10):
         (tmp_path / str(c)).mkdir()
         cv2.imwrite(str(tmp_path / str(c) / "p.png"), render_pit(c, style, rng, size=48))
     bench = importlib.import_module("bench.vision")
-    code = bench.main(["--new-board", str(tmp_path), "--counter", "head", "--members", "3"])
+    code = bench.main(["--new-board", str(tmp_path), "--counter", "head", option, "3"])
     assert code == 2
-    assert capsys.readouterr().out == "--members needs --counter deep or cnn, not head\n"
+    assert capsys.readouterr().out == f"{option} needs --counter deep or cnn, not head\n"
