@@ -91,6 +91,7 @@ class BoardView:
             "session": self.session,
             "url": (self.state or {}).get("url"),
             "summary": summary,
+            "problem": (self.state or {}).get("problem"),
             "taken": self.taken,
             "next_seq": self.expected,
             "duplicates": self.duplicates,
@@ -371,7 +372,7 @@ class Gatherer:
 def _shown(state: dict[str, Any] | None) -> tuple[Any, ...]:
     """What the page shows of a board's state message (not when it was sent)."""
     state = state or {}
-    return (state.get("summary"), state.get("session"), state.get("url"))
+    return (state.get("summary"), state.get("session"), state.get("url"), state.get("problem"))
 
 
 def _without_torn_tail(archive: Path) -> bytes:

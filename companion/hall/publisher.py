@@ -17,6 +17,10 @@ not send the whole session again.
 After the events it has sent, the publisher sends the board's summary (retained:
 a hall that starts late sees every board at once), and again every
 :data:`STATE_EVERY` seconds, so the hall can tell a quiet board from a lost one.
+The summary also carries the one line that says why the service does not hear its
+board (``problem``: an unplugged sensor board, a camera counting too unsurely), the
+only thing published that is not in the log: a quiet board and an unheard one look
+the same in the log. It is sent again as soon as it changes.
 """
 
 from __future__ import annotations
@@ -81,6 +85,9 @@ class BoardPublisher:
         self.connected = False
         self._state_sent = -2
         self._state_at = 0.0
+        self.problem: str | None = None
+        """Why the service does not hear the board, one line (None: it is heard)."""
+        self._problem_sent: str | None = None
         self._record: tuple[int, dict[str, Any]] | None = None
         """The last record made: (the event it was made after, the record)."""
         self._record_at = 0.0
@@ -248,10 +255,15 @@ class BoardPublisher:
                 self.sent += 1
         with self._lock:
             sent_to = self.next - 1
-            due = sent_to != self._state_sent or time.monotonic() - self._state_at > STATE_EVERY
+            due = (
+                sent_to != self._state_sent
+                or self.problem != self._problem_sent
+                or time.monotonic() - self._state_at > STATE_EVERY
+            )
             if not self.connected or not due:
                 return
             self._state_sent = sent_to
+            self._problem_sent = self.problem
             self._state_at = time.monotonic()
         self.client.publish(self._topic("state"), json.dumps(self.state(sent_to)), 1, True)
 
@@ -270,6 +282,7 @@ class BoardPublisher:
             "sent_at": time.time(),
             "summary": summary.to_json(),
             "record": self._record_upto(upto, summary),
+            "problem": self.problem,
         }
 
     def _record_upto(self, upto: int, summary: BoardSummary) -> dict[str, Any]:
@@ -294,7 +307,8 @@ class Publisher:
     """Every board of a service, published from one thread.
 
     ``boards()`` gives, each time it is asked, ``(board, log path or None)`` for
-    every board (a board still resuming its log has none yet).
+    every board (a board still resuming its log has none yet); ``problems(board)``
+    why the service does not hear that board, one line, or None.
     """
 
     def __init__(
@@ -304,10 +318,12 @@ class Publisher:
         urls: Callable[[str], str],
         *,
         hall_number: Callable[[str], str] = lambda board: board,
+        problems: Callable[[str], str | None] = lambda board: None,
         **client_options: Any,
     ) -> None:
         self.address = address
         self._boards = boards
+        self._problems = problems
         self._urls = urls
         self._number = hall_number
         self._options = client_options
@@ -341,6 +357,7 @@ class Publisher:
                 pub = BoardPublisher(self.address, number, self._urls(board), **self._options)
                 self.publishers[board] = pub
             pub.follow(path)
+            pub.problem = self._problems(board)
             pub.read()
             pub.send()
 
@@ -375,10 +392,15 @@ def service_publisher(
             found.append((board, None if session is None else Path(session.path)))
         return found
 
+    def problem(board: str) -> str | None:
+        runtime = service.boards.get(board)
+        return None if runtime is None else runtime.link_problem()
+
     return Publisher(
         address,
         boards,
         urls=lambda board: f"{base}/board/{board}",
         hall_number=lambda board: str(first + int(board) - 1),
+        problems=problem,
         **client_options,
     )

@@ -19,6 +19,7 @@ function ago(at, now) {
 
 function problems(b, now) {
   const out = [];
+  if (b.problem) out.push(`not followed: ${b.problem}`);
   if (b.stale_since) out.push(`stale since ${new Date(b.stale_since * 1000).toLocaleTimeString()}`);
   if (b.gap) out.push(`gap from event ${b.gap.missing_from} (${ago(b.gap.since, now)})`);
   return out;
@@ -31,6 +32,7 @@ function card(b, now) {
   if (b.url) { a.href = b.url; a.target = "_blank"; a.rel = "noopener"; }
   if ((s.alerts || []).length) a.classList.add("alert");
   if (b.stale_since) a.classList.add("stale");
+  if (b.problem) a.classList.add("unheard");
   const h = text("h3");
   h.append(text("span", `Board ${b.board}`), text("span", (s.scores || []).join(" – "), "score"));
   a.append(h);

@@ -54,14 +54,17 @@ class Hall:
         self.sim = sim
         self.boards: dict[int, subprocess.Popen[bytes]] = {}
         self.board_ports: dict[int, int] = {}
-        self._extra: dict[int, tuple[tuple[str, ...], str | None]] = {}
+        self._extra: dict[int, tuple[tuple[str, ...], str | None, str | None]] = {}
         self.hall: subprocess.Popen[bytes] | None = None
         self.hall_port = free_port()
         self.hall_config: Path | None = None
 
-    def start_board(self, number: int, *extra: str, broker_url: str | None = None) -> None:
+    def start_board(
+        self, number: int, *extra: str, broker_url: str | None = None, source: str | None = None
+    ) -> None:
+        """Board ``number``'s service: the virtual board (``source``: another one)."""
         port = free_port()
-        sim = f"{self.sim}&seed={number}"
+        sim = source or f"{self.sim}&seed={number}"
         url = broker_url or self.url
         cmd = board_command(url, number, port, self.folder, sim) + list(extra)
         if extra:  # the venue file names the broker and the board's number
@@ -70,7 +73,7 @@ class Hall:
         log = (self.folder / f"board{number}.out").open("ab")
         self.boards[number] = subprocess.Popen(cmd, env=env(), stdout=log, stderr=log, cwd=ROOT)
         self.board_ports[number] = port
-        self._extra[number] = (extra, broker_url)
+        self._extra[number] = (extra, broker_url, source)
 
     def restart_port_clashes(self) -> list[int]:
         """Start again, on another port, each board whose service found its port taken.
@@ -85,8 +88,8 @@ class Hall:
             if proc.poll() is not None and "already in use" in self.log_tail(n)
         ]
         for n in clashed:
-            extra, broker_url = self._extra[n]
-            self.start_board(n, *extra, broker_url=broker_url)
+            extra, broker_url, source = self._extra[n]
+            self.start_board(n, *extra, broker_url=broker_url, source=source)
         return clashed
 
     def log_tail(self, number: int, lines: int = 5) -> str:

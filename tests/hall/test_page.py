@@ -10,6 +10,7 @@ import httpx
 
 from tests.dashboard.conftest import SCREENSHOTS
 from tests.hall.conftest import Hall, wait_for
+from tests.service.conftest import virtual_board
 
 BOARDS = (1, 2, 3)
 
@@ -72,6 +73,33 @@ def test_hall_page_shows_every_board_and_follows_their_moves(hall: Hall, browser
     phone.screenshot(path=str(SCREENSHOTS / "hall-phone.png"), full_page=True)
     # read-only: nothing but GET answers
     assert httpx.post(hall.page + "api/hall", timeout=5).status_code == 405
+
+
+def test_a_board_whose_sensor_board_is_not_heard_says_why_on_its_card(
+    hall: Hall, browser: Any, tmp_path: Path
+) -> None:
+    """An unplugged sensor board leaves the log as quiet as a thinking player: the card
+    says why the board is not followed, and stops saying it once the board is heard."""
+    hall.start_hall()
+    port = tmp_path / "sensor"
+    hall.start_board(1, source=f"serial://{port}")
+    page = browser.new_page(viewport={"width": 1300, "height": 800})
+    page.goto(hall.page)
+    card = page.locator('.card[data-board="1"]')
+    why = f"not followed: link reconnecting: {port}: no such port: is the sensor board plugged in?"
+    wait_for(lambda: why in (card.text_content() or ""), 60, "the card's reason")
+    assert (hall.board(1) or {}).get("problem") == why.removeprefix("not followed: ")
+    assert page.locator(".card.unheard").count() == 1
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "hall-board-not-heard.png"), full_page=True)
+    board = virtual_board(port)
+    try:
+        wait_for(lambda: "not followed" not in (card.text_content() or ""), 30, "the board heard")
+        assert page.locator(".card.unheard").count() == 0
+        assert (hall.board(1) or {}).get("problem") is None
+    finally:
+        board.send_signal(signal.SIGTERM)
+        board.wait(20)
 
 
 def test_page_files_exist() -> None:

@@ -44,3 +44,40 @@ def test_stop_sends_what_the_log_got_after_the_last_look(
         "hall": "test",
         "acked": 2,
     }
+
+
+def test_why_a_board_is_not_heard_is_sent_as_soon_as_it_changes(
+    tmp_path: Path, broker: LocalBroker
+) -> None:
+    """The log of an unplugged board is as quiet as a thinking player's: the reason the
+    service gives goes with the summary the moment it changes, not at the next summary
+    five seconds on."""
+    import paho.mqtt.client as mqtt
+
+    log = tmp_path / "board1-x.jsonl"
+    log.write_text(json.dumps(session_header(Position.initial())) + "\n")
+    problem: list[str | None] = ["link reconnecting: /dev/ttyUSB0: no such port: plug it in"]
+    states: list[dict[str, object]] = []
+    watcher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    watcher.on_message = lambda c, u, msg: states.append(json.loads(msg.payload))
+    address = parse_broker_url(broker.url("test"))
+    watcher.connect(address.host, address.port)
+    watcher.subscribe("test/board/1/state", qos=1)
+    watcher.loop_start()
+    publisher = Publisher(
+        address,
+        lambda: [("1", log)],
+        urls=lambda board: f"http://127.0.0.1:1/board/{board}",
+        problems=lambda board: problem[0],
+    )
+    publisher.start()
+    try:
+        wait_for(lambda: states and states[-1]["problem"] == problem[0], 30, "the reason")
+        sent = len(states)
+        problem[0] = None  # the board is heard
+        wait_for(lambda: states[-1]["problem"] is None, 4, "the reason gone within 4 s")
+        assert len(states) == sent + 1  # one summary more, at once (the next is 5 s on)
+    finally:
+        publisher.stop()
+        watcher.loop_stop()
+        watcher.disconnect()
