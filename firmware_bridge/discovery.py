@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 ENV_VAR = "OWARE_SERIAL_PORTS"
 
 NO_PORT = "no sensor board found on any serial port: plug it in"
+SILENT = "no answer (is the sensor board's firmware on it? hardware/README.md)"
 
 #: USB vendor:product ids of the serial bridges Arduino-class boards use.
 KNOWN_USB_IDS = {
@@ -67,15 +68,16 @@ def candidate_ports() -> list[str]:
 def probe(port: str, timeout_s: float = 2.5, refused: list[str] | None = None) -> Hello | None:
     """Open ``port``, ask it to identify, and return its HELLO if it is our board.
 
-    A port that cannot be opened adds why to ``refused`` (a board the user may not
-    open looks, to a search, like no board at all).
+    A port that is not the board adds why to ``refused``: it cannot be opened (a board
+    the user may not open looks, to a search, like no board at all), it does not
+    answer, or it answers in another version of the protocol.
     """
+    notes: list[str] = [] if refused is None else refused
     try:
         ser = serial.Serial(port, BAUD, timeout=0.05)
     except (serial.SerialException, OSError, ValueError) as exc:
         log.debug("probe %s: %s", port, exc)
-        if refused is not None:
-            refused.append(why_not_opened(port, exc))
+        notes.append(why_not_opened(port, exc))
         return None
     try:
         ser.reset_input_buffer()
@@ -91,9 +93,17 @@ def probe(port: str, timeout_s: float = 2.5, refused: list[str] | None = None) -
                         continue
                     if isinstance(msg, Hello) and msg.protocol == PROTOCOL_VERSION:
                         return msg
+                    if isinstance(msg, Hello):
+                        notes.append(
+                            f"{port}: speaks protocol {msg.protocol}, this companion"
+                            f" {PROTOCOL_VERSION}: update the firmware or the companion"
+                        )
+                        return None
+        notes.append(f"{port}: {SILENT}")
         return None
     except (serial.SerialException, OSError) as exc:
         log.debug("probe %s: %s", port, exc)
+        notes.append(f"{port}: {exc}")
         return None
     finally:
         ser.close()
@@ -104,8 +114,8 @@ def find_board(
     timeout_s: float = 2.5,
     refused: list[str] | None = None,
 ) -> str | None:
-    """The first port that answers like an Oware sensor board, or None (the ports that
-    could not be opened added to ``refused``, each with why)."""
+    """The first port that answers like an Oware sensor board, or None (each port tried
+    that is not the board added to ``refused``, with why)."""
     for port in candidate_ports() if candidates is None else candidates:
         if probe(port, timeout_s, refused) is not None:
             log.info("found the sensor board on %s", port)
@@ -115,8 +125,8 @@ def find_board(
 
 def look_for_board() -> str:
     """The board's port, for ``serial://auto``'s link; :class:`LookupError` saying why
-    when none answers: the ports that refused to be opened, with what to do, or that no
-    port is there at all."""
+    when none answers: each port tried and why it is not the board, with what to do,
+    or that no port is there at all."""
     refused: list[str] = []
     port = find_board(refused=refused)
     if port is not None:

@@ -104,3 +104,27 @@ def test_serial_auto_names_a_port_it_could_not_open_instead_of_saying_plug_it_in
         f"no sensor board answered; {not_a_port}: not a serial port: "
         "name the board's port (serial://auto finds it)"
     )
+
+
+def test_serial_auto_says_which_port_is_silent_and_which_speaks_another_protocol(
+    monkeypatch: pytest.MonkeyPatch, decoy: str
+) -> None:
+    """Plugged in but not answering (no firmware on it), or answering in another version
+    of the protocol: each port is named with what to do, not "plug it in"."""
+    monkeypatch.setattr(discovery.list_ports, "comports", lambda: [])
+    monkeypatch.setenv(discovery.ENV_VAR, decoy)
+    with pytest.raises(LookupError) as silent:
+        discovery.look_for_board()
+    assert str(silent.value) == (
+        f"no sensor board answered; {decoy}: no answer"
+        " (is the sensor board's firmware on it? hardware/README.md)"
+    )
+    with idle_board() as board:
+        monkeypatch.setenv(discovery.ENV_VAR, board.port)
+        monkeypatch.setattr(discovery, "PROTOCOL_VERSION", 2)  # a companion newer than it
+        with pytest.raises(LookupError) as other:
+            discovery.look_for_board()
+    assert str(other.value) == (
+        f"no sensor board answered; {board.port}: speaks protocol 1, this companion 2:"
+        " update the firmware or the companion"
+    )
