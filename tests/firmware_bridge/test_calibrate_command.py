@@ -78,3 +78,21 @@ def test_no_board_at_the_port_is_one_line(tmp_path: Path) -> None:
     assert f"{port}: no such port: is the sensor board plugged in?" in done.stdout
     assert done.stderr == ""
     assert not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.parametrize("source", ["sim://", "video:///no-such-video.avi"])
+def test_a_calibration_that_could_not_be_saved_is_refused_before_the_first_step(
+    tmp_path: Path, source: str
+) -> None:
+    """A person would go through every step, then lose them at the save: the file the
+    calibration goes to is checked first (a folder, or a folder that cannot be made)."""
+    not_a_folder = tmp_path / "notes.txt"
+    not_a_folder.write_text("")
+    for out, why in [
+        (not_a_folder / "c.json", f"cannot write the calibration to {not_a_folder / 'c.json'}"),
+        (tmp_path, f"{tmp_path} is a folder: give --out a file, such as"),
+    ]:
+        done = calibrate("--source", source, "--out", str(out), "--yes")
+        assert done.returncode != 0 and why in done.stderr, done.stderr
+        assert "Step" not in done.stdout and done.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no probe left
