@@ -9,12 +9,11 @@ tare and seed-weight calibration of a sensor board (:mod:`companion.commands.bri
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 from pathlib import Path
 
 from companion.commands import bridge, camera_calibration
 from companion.commands.numbers import seconds
+from companion.commands.writable import check_can_write
 from companion.sources import is_camera_url
 
 SENSOR_SCHEMES = ("serial://", "sim://")
@@ -51,32 +50,13 @@ def run(args: argparse.Namespace) -> int:
     if url.startswith(SENSOR_SCHEMES):
         from firmware_bridge.source import default_calibration_path
 
-        check_can_write(Path(args.out) if args.out else default_calibration_path())
+        check_can_write(
+            Path(args.out) if args.out else default_calibration_path(), "the calibration"
+        )
         return bridge.calibrate_serial(args)
     if is_camera_url(url):
         from vision.geometry.calibration import default_path
 
-        check_can_write(Path(args.out) if args.out else default_path())
+        check_can_write(Path(args.out) if args.out else default_path(), "the calibration")
         return camera_calibration.calibrate_camera(args)
     raise ValueError(f"cannot calibrate {url!r}: use serial://…, sim://, camera://… or video://…")
-
-
-def check_can_write(out: Path) -> None:
-    """Refuse, before a person goes through the steps, a calibration that could not be
-    saved at the end (its folder is made if missing, as saving would)."""
-    if out.is_dir():
-        raise ValueError(
-            f"{out} is a folder: give --out a file, such as {out / 'calibration.json'}"
-        )
-    probe = out.parent / f".{out.name}.write-test-{os.getpid()}"
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        probe.write_bytes(b"")
-    except OSError as exc:
-        raise ValueError(
-            f"cannot write the calibration to {out} ({exc.strerror or exc}): give --out a file"
-            " in a folder you can write"
-        ) from None
-    finally:
-        with contextlib.suppress(OSError):
-            probe.unlink()

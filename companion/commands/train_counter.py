@@ -21,6 +21,7 @@ from companion.commands.camera_shared import (
     save_keeping_previous,
     views_phrase,
 )
+from companion.commands.writable import check_can_write
 
 # the vision package is imported inside the handler: it is the optional "vision" extra
 
@@ -102,6 +103,12 @@ def train_counter_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    out = args.out or target
+    try:  # before minutes of fine-tuning, not after
+        check_can_write(out, "the counter", "--out" if args.out else "--calibration or --out")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     folder = args.folder or _kept_photos(args.source, args.data_dir)
     if folder is None:
         return 1
@@ -135,7 +142,6 @@ def train_counter_command(args: argparse.Namespace) -> int:
         progress=progress_bar("fine-tuning"),
         members=args.members or MEMBERS,
     ).with_views(args.views)
-    out = args.out or target
     save_keeping_previous(calibration.with_counter(counter.to_json()), out)
     temps = ", ".join(f"{n.temperature:.2f}" for n in counter.networks)
     print(

@@ -257,6 +257,13 @@ def test_train_counter_on_a_labelled_folder(
     )
     assert missing.func(missing) in (1, 2)
     assert "error:" in capsys.readouterr().err
+    # a counter that could not be saved is refused before the minutes of fine-tuning
+    unwritable = _parser().parse_args([*train[:-1], str(tmp_path), "--steps", "20"])
+    assert unwritable.func(unwritable) == 2
+    said = capsys.readouterr()
+    such = tmp_path / "calibration.json"
+    assert said.err == f"error: {tmp_path} is a folder: give --out a file, such as {such}\n"
+    assert "fine-tuning" not in said.out
 
 
 def test_calibrate_once_and_every_command_reads_it(
