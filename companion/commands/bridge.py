@@ -89,12 +89,23 @@ def virtual_board(args: argparse.Namespace) -> int:
     # SIGTERM (a supervisor, a test) stops it as Ctrl-C does: the link and folder go
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    board = VirtualBoard(opts, None if link is None else str(link))
     try:
-        with VirtualBoard(opts, None if link is None else str(link)) as board:
+        try:
+            board.start()
+        except OSError as exc:
+            board.stop()
+            raise ValueError(
+                f"cannot make the port {link} ({exc.strerror or exc}): give --link a path in a"
+                " folder you can write"
+            ) from None
+        try:
             print(f"virtual sensor board on serial://{board.port}", flush=True)
             stop.wait(args.seconds)
+        finally:
+            board.stop()  # unplugged, whatever ended the wait
     except KeyboardInterrupt:
-        pass  # the with block has unplugged it
+        pass
     finally:
         signal.signal(signal.SIGTERM, previous)
     return 0

@@ -60,3 +60,14 @@ def test_a_link_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "is not a link" in done.stderr
     assert "Traceback" not in done.stderr and taken.read_text() == "mine"
+
+
+def test_a_link_in_a_folder_that_takes_no_link_is_one_line() -> None:
+    """/proc is a folder, but no link can be made in it: said in one line, no traceback."""
+    cmd = [sys.executable, "-m", "companion.cli", "virtual-board", "--link", "/proc/oware-port"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        "oware-companion: error: cannot make the port /proc/oware-port (No such file or"
+        " directory): give --link a path in a folder you can write\n"
+    )
