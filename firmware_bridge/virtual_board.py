@@ -736,15 +736,18 @@ class VirtualBoard:
                     if self.opts.speed <= 0:
                         self._await_host()
 
-    def _drain(self, timeout_s: float = 2.0) -> None:
+    def _drain(self, timeout_s: float = 10.0) -> None:
         """Wait (at full speed) until the host has read every byte sent, or ``timeout_s``.
 
-        The backlog must read empty twice, 10 ms apart: bytes just written reach
-        the count only when the kernel passes them on.
+        The backlog must read empty five times, 10 ms apart: bytes just written reach
+        the count only when the kernel passes them on, later on a loaded machine. A
+        host stalled for seconds (a test beside a training run) is waited for: at full
+        speed the wait costs nothing when the host keeps up, and an unplug should lose
+        what a real one loses, not the still board before it (CI once lost one).
         """
         deadline = time.monotonic() + timeout_s
         empty = 0
-        while empty < 2 and time.monotonic() < deadline and not self._stop.is_set():
+        while empty < 5 and time.monotonic() < deadline and not self._stop.is_set():
             empty = empty + 1 if self._backlog() == 0 else 0
             self._stop.wait(0.01)
 
