@@ -34,6 +34,10 @@ def test_a_sensor_board_not_plugged_in_is_a_problem_until_it_is_heard(tmp_path: 
         _wait(lambda: server.get("/health").json()["status"] == "degraded", 10)
         health = server.get("/health").json()
         assert health["boards"]["1"]["link_state"] == "reconnecting"
+        # no scale calibration saved (the tests' own config folder): said once at start
+        said = server.log_text()
+        assert said.count("no scale calibration") == 1, said
+        assert f"oware-companion calibrate --source serial://{link}` once" in said
         [problem] = health["problems"]
         assert problem.startswith("board 1: link reconnecting: ") and str(link) in problem
         assert "no such port: is the sensor board plugged in?" in problem
