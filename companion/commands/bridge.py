@@ -89,8 +89,8 @@ def virtual_board(args: argparse.Namespace) -> int:
     # SIGTERM (a supervisor, a test) stops it as Ctrl-C does: the link and folder go
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    board = VirtualBoard(opts, None if link is None else str(link))
     try:
+        board = VirtualBoard(opts, None if link is None else str(link))
         try:
             board.start()
         except OSError as exc:
