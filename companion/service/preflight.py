@@ -94,6 +94,12 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def preflight(data_dir: Path, host: str, port: int) -> socket.socket:
-    """Every check above; the bound socket to serve on."""
-    check_data_dir(data_dir)
-    return bind_socket(host, port)
+    """Every check above; the bound socket to serve on. The port first: a start refused
+    for its port leaves no data directory or games index behind."""
+    sock = bind_socket(host, port)
+    try:
+        check_data_dir(data_dir)
+    except BaseException:
+        sock.close()
+        raise
+    return sock

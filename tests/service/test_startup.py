@@ -54,7 +54,7 @@ def test_a_bad_source_is_one_line(tmp_path: Path, source: str, words: tuple[str,
 def test_a_port_out_of_range_is_one_line(tmp_path: Path, port: int) -> None:
     data = tmp_path / "data"
     _refused(_serve(data, "--source", "sim://", port=port), str(port), "--port")
-    _nothing_recorded(data)
+    assert not data.exists()  # the port is checked first: no folder or index left behind
 
 
 def test_a_port_in_use_is_one_line_and_no_phantom_game(tmp_path: Path) -> None:
@@ -64,7 +64,7 @@ def test_a_port_in_use_is_one_line_and_no_phantom_game(tmp_path: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         _refused(_serve(data, "--source", "sim://", port=port), "in use", str(port))
-    _nothing_recorded(data)
+    assert not data.exists()
 
 
 def test_two_services_starting_on_one_port_the_second_is_refused_at_preflight() -> None:
