@@ -23,7 +23,7 @@ import serial
 from serial.tools import list_ports
 
 from firmware_bridge.link import BAUD
-from firmware_bridge.port_errors import why_not_opened
+from firmware_bridge.port_errors import NO_PORT, why_not_opened
 from firmware_bridge.protocol import (
     PROTOCOL_VERSION,
     FrameDecoder,
@@ -37,7 +37,6 @@ log = logging.getLogger(__name__)
 
 ENV_VAR = "OWARE_SERIAL_PORTS"
 
-NO_PORT = "no sensor board found on any serial port: plug it in"
 SILENT = "no answer (is the sensor board's firmware on it? hardware/README.md)"
 
 #: USB vendor:product ids of the serial bridges Arduino-class boards use.

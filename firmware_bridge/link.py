@@ -32,7 +32,7 @@ from typing import Any, Literal, TypedDict
 
 import serial
 
-from firmware_bridge.port_errors import why_not_opened
+from firmware_bridge.port_errors import NO_PORT, why_not_opened
 from firmware_bridge.protocol import (
     Ack,
     FrameDecoder,
@@ -128,7 +128,7 @@ class SerialLink:
         while not self._closed.is_set():
             ser = None
             # (the state, reconnecting, says it is looked for again)
-            error = "no sensor board found on any serial port: plug it in"
+            error = NO_PORT
             try:
                 port = self._resolve()
             except LookupError as exc:  # a finder that says why it found nothing

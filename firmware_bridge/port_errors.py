@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import errno
 
+#: What a search that found no serial port at all says.
+NO_PORT = "no sensor board found on any serial port: plug it in"
+
 #: errno -> what the line says after the port's name.
 REASONS = {
     errno.ENOENT: "no such port: is the sensor board plugged in?",

@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from companion.commands.numbers import probability, seconds, seconds_or_zero
 from companion.commands.rules import rules_spec
+from companion.commands.writable import check_can_write
 from companion.sources import open_source
 from firmware_bridge.calibration_wizard import CalibrationError, run_calibration
 from firmware_bridge.source import SensorSource, SimSource, default_calibration_path
@@ -119,6 +120,7 @@ def calibrate_serial(args: argparse.Namespace) -> int:
     board needs a person: ``--yes`` cannot answer for them, and a closed input says so.
     """
     out = Path(args.out) if getattr(args, "out", None) else default_calibration_path()
+    check_can_write(out, "the calibration")  # before the person's steps, not after
     url: str = args.source
     if url.startswith("sim://"):
         source = open_source(_still(url))

@@ -9,11 +9,9 @@ tare and seed-weight calibration of a sensor board (:mod:`companion.commands.bri
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from companion.commands import bridge, camera_calibration
 from companion.commands.numbers import seconds
-from companion.commands.writable import check_can_write
 from companion.sources import is_camera_url
 
 SENSOR_SCHEMES = ("serial://", "sim://")
@@ -48,15 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     url: str = args.source
     if url.startswith(SENSOR_SCHEMES):
-        from firmware_bridge.source import default_calibration_path
-
-        check_can_write(
-            Path(args.out) if args.out else default_calibration_path(), "the calibration"
-        )
         return bridge.calibrate_serial(args)
     if is_camera_url(url):
-        from vision.geometry.calibration import default_path
-
-        check_can_write(Path(args.out) if args.out else default_path(), "the calibration")
         return camera_calibration.calibrate_camera(args)
     raise ValueError(f"cannot calibrate {url!r}: use serial://…, sim://, camera://… or video://…")

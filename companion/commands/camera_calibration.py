@@ -35,6 +35,7 @@ from companion.commands.camera_shared import (
     save_keeping_previous,
 )
 from companion.commands.grab import grab_frame
+from companion.commands.writable import check_can_write
 
 # the vision package is imported inside the handler: it is the optional "vision" extra
 
@@ -121,6 +122,7 @@ def calibrate_camera(args: argparse.Namespace) -> int:
     from vision.learning.calibrate import locate, teach
 
     out = Path(args.out) if getattr(args, "out", None) else default_path()
+    check_can_write(out, "the calibration")  # before the photos, not after
     corners_text = getattr(args, "corners", None)
     empty_path = getattr(args, "empty", None)
     start_path = getattr(args, "start", None)
