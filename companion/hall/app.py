@@ -26,7 +26,15 @@ from .stream import HallStream
 STATIC = Path(__file__).resolve().parents[2] / "dashboard" / "static"
 #: Seconds one snapshot of the hall answers every page's poll.
 SNAPSHOT_FOR = 0.25
-PAGE_FILES = {"hall.js": "application/javascript", "hall.css": "text/css"}
+#: What the hall page loads, and nothing else of the boards' pages: its own files, the
+#: modules it shares with a board's page (its words and the way an alert is said) and
+#: their dictionaries.
+PAGE_FILES = {
+    "hall.js": "application/javascript",
+    "hall.css": "text/css",
+    **{f"js/{n}.js": "application/javascript" for n in ("i18n", "view", "board", "rules")},
+    **{f"i18n/{lang}.json": "application/json" for lang in ("en", "pl", "de", "cs", "fr")},
+}
 
 
 def create_hall_app(gatherer: Gatherer) -> FastAPI:
@@ -50,7 +58,7 @@ def create_hall_app(gatherer: Gatherer) -> FastAPI:
     def page() -> FileResponse:
         return FileResponse(STATIC / "hall.html", media_type="text/html")
 
-    @app.get("/static/{name}")
+    @app.get("/static/{name:path}")
     def static(name: str) -> FileResponse:
         if name not in PAGE_FILES:
             raise HTTPException(404)

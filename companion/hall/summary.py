@@ -20,6 +20,9 @@ from core.referee.events import ALERT_TYPES
 NEW_POSITION = frozenset({"move", "corrected", "new_game"})
 #: The events a game's record is made of (:func:`core.records.records_from_events`).
 RECORDED = frozenset({"move", "corrected", "new_game"})
+#: The fields of an alert event its headline is made from (``alertHeadline`` in
+#: ``dashboard/static/js/view.js``).
+HEADLINE_FIELDS = ("pits", "moves")
 
 
 class BoardSummary:
@@ -34,6 +37,8 @@ class BoardSummary:
         self.last_move_at: float | None = None
         self.alerts: list[dict[str, Any]] = []
         self.game_over: str | None = None
+        self.result: dict[str, Any] | None = None
+        """The ended game's winner (``None``: a draw) and scores, for the page's own words."""
         self.seq = -1
         self._record: dict[str, Any] | None = None
         """The record as of the last event in :data:`RECORDED` (made again after one)."""
@@ -49,6 +54,7 @@ class BoardSummary:
             self.game_events = []
             self.moves = 0
             self.game_over = None
+            self.result = None
         else:
             self.game_events.append(dict(event))
         if kind in NEW_POSITION:
@@ -62,6 +68,7 @@ class BoardSummary:
             self.alerts = [a for a in self.alerts if a.get("alert_id") != event.get("closes")]
         elif kind == "game_over":
             self.game_over = str(event.get("text", "game over"))
+            self.result = {"winner": event.get("winner"), "scores": list(event.get("scores", []))}
         elif kind in ALERT_TYPES:
             alert_id = event.get("alert_id", event.get("seq"))
             self.alerts = [a for a in self.alerts if a.get("alert_id") != alert_id]
@@ -72,6 +79,9 @@ class BoardSummary:
                     "text": event.get("text", kind),
                     "at": at,
                     "seq": self.seq,
+                    # what a page needs to say the alert in its own language, as the
+                    # board's page does: the pits named, the moves in doubt
+                    **{k: event[k] for k in HEADLINE_FIELDS if k in event},
                 }
             )
 
@@ -95,4 +105,5 @@ class BoardSummary:
             "last_move_at": self.last_move_at,
             "alerts": list(self.alerts),
             "game_over": self.game_over,
+            "result": self.result,
         }

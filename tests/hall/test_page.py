@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from tests.hall.conftest import Hall, wait_for
 from tests.service.conftest import virtual_board
 
 BOARDS = (1, 2, 3)
+STATIC = Path(__file__).resolve().parents[2] / "dashboard" / "static"
 
 
 # Every card's move count, read in one call inside the page: with twenty boards, a broker and
@@ -100,6 +102,54 @@ def test_a_board_whose_sensor_board_is_not_heard_says_why_on_its_card(
     finally:
         board.send_signal(signal.SIGTERM)
         board.wait(20)
+
+
+ALERT_TEXTS = """() => [...document.querySelectorAll('#alerts li')].map((li) => li.textContent)"""
+REFEREE_ALERTS = ("illegal_move", "illegal_sowing", "missed_capture", "wrong_capture",
+                  "board_disturbed", "ambiguous", "ambiguous_moves", "capture_pending")  # fmt: skip
+
+
+def _headline_starts(lang: str) -> set[str]:
+    """The words an alert's headline starts with on a board's page in ``lang``."""
+    words = json.loads((STATIC / "i18n" / f"{lang}.json").read_text())
+    return {words[f"alert.{k}"].split("{")[0].strip(" :") for k in REFEREE_ALERTS}
+
+
+def test_the_hall_speaks_the_language_asked_for_and_says_alerts_as_the_boards_page_does(
+    hall: Hall, browser: Any
+) -> None:
+    """A hall in Poland: ``?lang=pl`` gives the page, every card and each open alert's
+    headline in Polish (the pits named as on the board's page), the referee's own sentence
+    kept below it marked as English; the cards open the board's page in Polish too."""
+    hall.sim = "sim://?speed=6&mistakes=0.6"
+    hall.start_hall()
+    hall.start_board(1)
+    page = browser.new_page(viewport={"width": 1300, "height": 800})
+    page.goto(hall.page + "?lang=pl")
+    page.wait_for_selector(".card", timeout=60_000)
+    assert page.locator("html").get_attribute("lang") == "pl"
+    assert page.locator("#arbiter h2").inner_text() == "Otwarte ostrzeżenia, najnowsze najpierw"
+    assert page.locator(".card h3 span").first.inner_text() == "Plansza 1"
+    assert page.title().startswith("Sala ")
+    # "3 ruchy · ostatni ruch 2 s temu": the move count in Polish, the time since
+    wait_for(lambda: "temu" in page.locator(".card .meta").first.inner_text(), 60, "a move")
+    href = page.locator(".card").get_attribute("href") or ""
+    assert href.endswith("/board/1?lang=pl"), href
+    # a player's mistake: its alert in Polish words, the referee's English sentence below
+    page.wait_for_selector("#alerts li .referee-words", timeout=120_000)
+    shown = page.evaluate(ALERT_TEXTS)
+    polish, english = _headline_starts("pl"), _headline_starts("en")
+    assert any(w in text for text in shown for w in polish), shown
+    assert not any(w in text for text in shown for w in english), shown
+    assert page.locator("#alerts .referee-words").first.get_attribute("lang") == "en"
+    assert "(po angielsku)" in page.locator("#alerts .detail-label").first.inner_text()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "hall-polish.png"), full_page=True)
+    # the language changed on the page: the words follow, the address keeps it
+    page.select_option("#lang-select", "fr")
+    wait_for(lambda: page.locator("#arbiter h2").inner_text().startswith("Alertes"), 10, "French")
+    assert page.locator(".card h3 span").first.inner_text() == "Plateau 1"
+    assert page.url.endswith("?lang=fr")
 
 
 def test_page_files_exist() -> None:

@@ -62,6 +62,23 @@ def test_summary_follows_the_referees_alert_rules() -> None:
     assert [m["pit"] for m in s.record()["moves"]] == [2]
 
 
+def test_summary_keeps_what_a_page_needs_to_say_an_alert_and_a_result_in_its_language() -> None:
+    """The hall's page names the pits and the winner in its own language, as a board's page
+    does: the summary keeps an alert's pits and moves, and the game's result."""
+    s = BoardSummary(START)
+    s.add({"type": "wrong_capture", "alert_id": 1, "pits": [9, 10], "text": "pit j"}, 10.0)
+    s.add({"type": "ambiguous", "alert_id": 2, "moves": [1, 4], "pits": [], "text": "?"}, 11.0)
+    alerts = s.to_json()["alerts"]
+    assert [a.get("pits") for a in alerts] == [[9, 10], []]
+    assert [a.get("moves") for a in alerts] == [None, [1, 4]]
+    assert s.to_json()["result"] is None
+    s.add({"type": "game_over", "winner": 1, "scores": [23, 25], "text": "North wins"}, 13.0)
+    assert s.to_json()["result"] == {"winner": 1, "scores": [23, 25]}
+    assert s.to_json()["game_over"] == "North wins"
+    s.add({"type": "new_game", "position": START}, 14.0)
+    assert s.to_json()["result"] is None and s.to_json()["game_over"] is None
+
+
 def _message(seq: int, session: str = "board1-x.jsonl") -> dict[str, Any]:
     return {
         "board": "1",
