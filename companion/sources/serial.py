@@ -1,6 +1,7 @@
 """``serial:///dev/ttyUSB0``, ``serial://auto``: a sensor board on a serial port.
 
-``serial://auto`` finds the board (:func:`firmware_bridge.discovery.look_for_board`);
+``serial://auto`` finds the board (:class:`firmware_bridge.discovery.BoardFinder`: other
+devices that do not answer are left alone for a while, not opened at every look);
 ``?calibration=FILE`` names the board's scale calibration, else the one
 ``oware-companion calibrate`` saved by default is read if there is one.
 """
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 def open_serial(url: str, options: OpenOptions) -> SensorSource:
     """The board on the port ``url`` names (not yet opened: the link connects, and
     reconnects, once it is)."""
-    from firmware_bridge.discovery import look_for_board
+    from firmware_bridge.discovery import BoardFinder
     from firmware_bridge.link import SerialLink
     from firmware_bridge.source import SensorSource
     from firmware_bridge.weights import Calibration
@@ -33,7 +34,7 @@ def open_serial(url: str, options: OpenOptions) -> SensorSource:
     cal = Calibration.load(path) if named or path.exists() else None
     target = parts.netloc + parts.path
     if target in ("auto", ""):
-        return SensorSource(SerialLink(look_for_board, max_backoff_s=1.0), cal)
+        return SensorSource(SerialLink(BoardFinder(), max_backoff_s=1.0), cal)
     return SensorSource(SerialLink(target), cal)
 
 

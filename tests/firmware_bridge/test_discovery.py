@@ -128,3 +128,63 @@ def test_serial_auto_says_which_port_is_silent_and_which_speaks_another_protocol
         f"no sensor board answered; {board.port}: speaks protocol 1, this companion 2:"
         " update the firmware or the companion"
     )
+
+
+def test_a_device_that_does_not_answer_is_left_alone_between_looks_and_asked_when_replugged(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``serial://auto`` looks about every second while no board is there. Another device
+    (an Arduino running something else) is opened, so reset, only once per ``ask_again_s``
+    (the questions it got counted on the far end of its pseudo-terminal), and said to be
+    silent in between; unplugged and plugged in again, it is asked at once."""
+    from firmware_bridge.protocol import FrameDecoder, MsgType
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(master, False)
+    gadget = tmp_path / "gadget"
+    gadget.symlink_to(os.ttyname(slave))
+    monkeypatch.setattr(discovery.list_ports, "comports", lambda: [])
+    monkeypatch.setenv(discovery.ENV_VAR, str(gadget))
+    now = [0.0]
+    finder = discovery.BoardFinder(ask_again_s=30.0, timeout_s=0.3, clock=lambda: now[0])
+    decoder = FrameDecoder()
+
+    def questions() -> int:
+        """IDENTIFY frames the device got since the last call."""
+        got = b""
+        while True:
+            try:
+                got += os.read(master, 4096)
+            except BlockingIOError:
+                break
+        return sum(f.type == MsgType.IDENTIFY for f in decoder.feed(got))
+
+    silent = f"no sensor board answered; {gadget}: {discovery.SILENT}"
+    try:
+        for second in range(5):
+            now[0] = float(second)
+            with pytest.raises(LookupError) as looked:
+                finder()
+            assert str(looked.value) == silent
+        assert questions() == 1
+        now[0] = 31.0  # its time is up: asked again
+        with pytest.raises(LookupError):
+            finder()
+        assert questions() == 1
+        gadget.unlink()  # unplugged: no port at all
+        now[0] = 32.0
+        with pytest.raises(LookupError, match=r"^no sensor board found on any serial port"):
+            finder()
+        gadget.symlink_to(os.ttyname(slave))  # plugged in again: asked at once
+        now[0] = 33.0
+        with pytest.raises(LookupError):
+            finder()
+        assert questions() == 1
+        # a one-off look (no link) always asks
+        with pytest.raises(LookupError):
+            discovery.look_for_board()
+        assert questions() == 1
+    finally:
+        os.close(master)
+        os.close(slave)
