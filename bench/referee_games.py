@@ -63,6 +63,7 @@ from core.referee.playthrough import (
     MISTAKES,
     SENSOR,
     SENSOR_NOISE,
+    WEIGHED,
     BeliefModel,
     Pace,
     PhotoBeliefs,
@@ -102,6 +103,9 @@ def models(photos: Path | None) -> dict[str, Model]:
         "flat02": Model("flat02", "(b) flat spread 0.2", FLAT_02, CAMERA, CAMERA_SETTINGS),
         "seeds": Model(
             "seeds", "(d) sensor board, seed by seed, 1% off", SENSOR_NOISE, SENSOR, SENSOR_SETTINGS
+        ),
+        "weights": Model(
+            "weights", "(e) sensor board, seeds of unequal weight", WEIGHED, SENSOR, SENSOR_SETTINGS
         ),
     }
     if photos is not None:
@@ -318,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=200, help="clean games per model")
     p.add_argument("--mistakes", type=int, default=3, help="games per mistake kind and model")
     p.add_argument("--desyncs", type=int, default=4, help="sessions per desync case and model")
-    p.add_argument("--models", default="sensor,growing,flat01,flat02,seeds")
+    p.add_argument("--models", default="sensor,growing,flat01,flat02,seeds,weights")
     p.add_argument("--photos", type=Path, help="beliefs of a real counter (.npz)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="processes")

@@ -13,7 +13,8 @@ renders a game the way it happens at a table, for the referee's benchmark
   sensor board reads every pit but a pressed one.
 * **Beliefs** (:class:`BeliefModel`): what a source says about a pile of a
   given count: exact counts with an occasional reading off by one (a sensor
-  with a noisy cell), or a probability vector like a camera's. A camera reads
+  with a noisy cell), a sensor board's weight model on seeds of unequal weight,
+  or a probability vector like a camera's. A camera reads
   a pile nobody touches the same way frame after frame, right or wrong: a
   belief is drawn when the pile's count changes and kept while it stays.
 * **Mistakes**: one injected at a random move where it can happen, shown,
@@ -91,7 +92,9 @@ SENSOR = Pace(camera=False, settle=0.15)
 
 
 class BeliefModel:
-    """What a source says about a pile of ``count`` seeds."""
+    """What a source says about a pile of ``count`` seeds: what stays with a look at the
+    pile (drawn when its count changes, :meth:`look`) and what each frame adds
+    (:meth:`frame`)."""
 
     name = "exact"
     per_frame = False
@@ -99,6 +102,14 @@ class BeliefModel:
 
     def draw(self, count: int, rng: random.Random) -> PitReading:
         return count
+
+    def look(self, count: int, rng: random.Random) -> Any:
+        """What a pile of ``count`` seeds shows for as long as nobody touches it."""
+        return None if self.per_frame else self.draw(count, rng)
+
+    def frame(self, count: int, look: Any, rng: random.Random) -> PitReading:
+        """One frame's reading of that pile."""
+        return self.draw(count, rng) if self.per_frame else look
 
 
 @dataclass(frozen=True)
@@ -178,8 +189,44 @@ class PhotoBeliefs(BeliefModel):
         return tuple(v / total for v in vec)
 
 
+@dataclass(frozen=True)
+class Weighed(BeliefModel):
+    """A sensor board's cells: a pile weighs what its seeds weigh, and seeds are not all
+    alike, so a pile of eight may weigh like seven for as long as it lies there; each
+    frame adds the cell's own noise. The belief is the sensor board's weight model's
+    (``firmware_bridge.weights.CountModel``: the same spreads, and a tenth of a seed for
+    drift), here with the seeds spread as its calibration says."""
+
+    seed_g: float = 2.4
+    seed_sd_g: float = 0.25
+    noise_g: float = 0.05
+    name: str = "weighed"
+    per_frame: bool = True
+    tail: float = 1e-4
+    """Counts less likely than this are left out of the belief (as the sensor's source does)."""
+
+    def look(self, count: int, rng: random.Random) -> float:
+        return rng.gauss(0.0, 1.0) * math.sqrt(count) * self.seed_sd_g  # the seeds' deviation
+
+    def frame(self, count: int, look: Any, rng: random.Random) -> PitReading:
+        grams = count * self.seed_g + float(look) + rng.gauss(0.0, self.noise_g)
+        logs = []
+        for n in range(count + 12):
+            var = self.noise_g**2 + n * self.seed_sd_g**2 + (0.1 * self.seed_g) ** 2
+            logs.append(-0.5 * math.log(var) - (grams - n * self.seed_g) ** 2 / (2 * var))
+        top = max(logs)
+        ps = [math.exp(v - top) for v in logs]
+        total = sum(ps)
+        ps = [p / total for p in ps]
+        last = max(i for i, p in enumerate(ps) if p >= self.tail) + 1
+        kept = ps[:last]
+        total = sum(kept)
+        return tuple(p / total for p in kept)
+
+
 EXACT = Exact()
 SENSOR_NOISE = Exact(off=0.01, name="sensor 1% off by one")
+WEIGHED = Weighed(name="sensor board, seeds of unequal weight")
 GROWING = Spread(camera_like, name="camera-like spread")
 FLAT_01 = Spread(partial(flat, 0.8), name="flat 0.1")
 FLAT_02 = Spread(partial(flat, 0.6), name="flat 0.2")
@@ -238,7 +285,7 @@ class _Camera:
         self.beliefs = beliefs
         self.rng = rng
         self.t = 0.0
-        self.looks: dict[int, tuple[int, PitReading]] = {}
+        self.looks: dict[int, tuple[int, Any]] = {}
         self.out: list[TimelineItem] = []
         self._sent: tuple[bool, tuple[PitReading, ...]] | None = None
         self._sent_t = -math.inf
@@ -248,13 +295,11 @@ class _Camera:
         self.truth: list[tuple[float, tuple[int, ...]]] = []
 
     def reading(self, pit: int, count: int) -> PitReading:
-        if self.beliefs.per_frame:
-            return self.beliefs.draw(count, self.rng)
         held = self.looks.get(pit)
         if held is None or held[0] != count:
-            held = (count, self.beliefs.draw(count, self.rng))
+            held = (count, self.beliefs.look(count, self.rng))
             self.looks[pit] = held
-        return held[1]
+        return self.beliefs.frame(count, held[1], self.rng)
 
     def hidden(self, near: int | None, n: int) -> set[int]:
         if near is None or not self.pace.camera:
