@@ -70,6 +70,33 @@ def log_likelihood_table(
     return table
 
 
+def claimed_table(readings: tuple[PitReading, ...], max_count: int) -> npt.NDArray[np.float64]:
+    """``table[i, c]``: log P(pit i holds c) as the reading itself claims it, not mixed with
+    its neighbours (a vector's values, floored at :data:`FLOOR`; an exact count claims
+    certainty, so no other count has a floor): the most that looks at one untouched pile
+    may count, frame after frame, from a source whose noise changes between frames (see
+    :class:`core.referee.tracker.Evidence`).
+
+    >>> table = claimed_table(((0.9, 0.1), None, 2), 3)
+    >>> table[0].round(2).tolist(), table[1].tolist(), table[2].tolist()
+    ([-0.11, -2.3, -13.82, -13.82], [0.0, 0.0, 0.0, 0.0], [-inf, -inf, 0.0, -inf])
+    """
+    table = np.zeros((len(readings), max_count + 1), dtype=np.float64)
+    for i, r in enumerate(readings):
+        if r is None:
+            continue
+        if isinstance(r, int):
+            table[i] = -math.inf
+            if r <= max_count:
+                table[i, r] = 0.0
+            continue
+        v = np.full(max_count + 1, FLOOR)
+        m = min(len(r), max_count + 1)
+        v[:m] += np.asarray(r[:m], dtype=np.float64)
+        table[i] = np.log(v)
+    return table
+
+
 def score_boards(
     table: npt.NDArray[np.float64], boards: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.float64]:

@@ -56,6 +56,7 @@ from core.referee.events import Event
 from core.referee.glitches import changed_pits, glitched_pits, unseen
 from core.referee.likelihood import (
     best_counts,
+    claimed_table,
     differing_pits,
     explains,
     log_likelihood_table,
@@ -287,9 +288,10 @@ class Referee:
         """The source shows a hand over the board (a camera: hidden pits), so a still board
         with every pit in view has no seeds in a hand. A sensor board sees no hands."""
         self.independent_frames = independent_frames
-        """Each reading is new evidence (a sensor's noise changes frame to frame). A camera
-        reads an untouched pile the same way frame after frame: only a reading that
-        changes is (see :mod:`core.referee.tracker`)."""
+        """A sensor's noise changes frame to frame: its frames add up, as far as each
+        reading's own belief goes (a pile's weight error stays with it). A camera reads an
+        untouched pile the same way frame after frame: only a reading that changes is new
+        evidence (see :mod:`core.referee.tracker`)."""
         self.commit_mass = commit
         """Posterior mass at which a move is confirmed while the board moves or is hidden."""
         self.commit_still = commit_still
@@ -494,7 +496,8 @@ class Referee:
         table = log_likelihood_table(readings, self.position.ruleset.total_seeds)
         visible = np.array([r is not None for r in readings], dtype=bool)
         seen = best_counts(readings)
-        fresh = fresh_pits(seen, visible, self._looked, self.independent_frames)
+        fresh = fresh_pits(seen, self._looked)
+
         away = away_new = wait = 0.0
         if settled and self.sees_hands:
             away = away_new = HAND_AWAY
@@ -504,6 +507,10 @@ class Referee:
             wait = _accrued(CAPTURE_WAIT_PER_S, CAPTURE_WAIT_MAX, *still)
             if self.sees_hands:
                 away = _accrued(HAND_AWAY_PER_S, HAND_AWAY_MAX - HAND_AWAY, *still)
+            elif self.independent_frames:
+                # (a sensor board sees no hand leave, but nobody holds seeds over a board
+                # that stays still for seconds)
+                away = _accrued(HAND_AWAY_PER_S, HAND_AWAY_MAX, *still)
         self._last_still_elapsed = (
             0.0 if not settled or previous_still is None else obs.t - previous_still
         )
@@ -532,6 +539,11 @@ class Referee:
             # a sensor board under the pits reads each seed as it lands
             ends_seen=self.independent_frames and not self.sees_hands,
             t=obs.t,
+            cap=(
+                claimed_table(readings, self.position.ruleset.total_seeds)
+                if self.independent_frames
+                else None
+            ),
         )
         return ev, (
             readings,
@@ -1540,7 +1552,6 @@ class Referee:
         shadow.observe(
             ev,
             key,
-            independent=self.independent_frames,
             floor=self.min_log_likelihood,
             commit=self.commit_mass,
         )

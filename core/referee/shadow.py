@@ -64,7 +64,6 @@ class Shadow:
         ev: Evidence,
         key: tuple[Any, ...],
         *,
-        independent: bool,
         floor: float,
         commit: float,
     ) -> None:
@@ -79,7 +78,7 @@ class Shadow:
             tracker.pay_stillness(ev.hand_away, ev.capture_wait)
             return
         seen = best_counts(readings)
-        ev = replace(ev, fresh=fresh_pits(seen, ev.visible, self.looked, independent))
+        ev = replace(ev, fresh=fresh_pits(seen, self.looked))
         saved = Snapshot.of(tracker)
         fit: Fit = tracker.update(ev)
         self.fits = explains(fit.deficit, fit.board, seen, floor)

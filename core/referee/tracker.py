@@ -20,12 +20,24 @@ most likely count), the look is closed and a new one begins. A node's log
 weight is its prior (the log priors of the stages it went through) plus its
 closed looks plus its open ones.
 
+A sensor board's noise changes from frame to frame, but most of its doubt does
+not: a pile of eight light seeds weighs like seven for as long as it lies there.
+So its frames add up within a look, but only up to what the reading itself
+claims (:attr:`Evidence.cap`): frames of a sharp reading soon count as much as
+it says (an empty pit read empty is no seed there), frames of "7 at 0.82, 8 at
+0.18" never make 8 less likely than 0.18. An exact count claims certainty, so
+its frames add up without end, each as the likelihood model weighs it (a cell
+glitching for one frame is outvoted by the frames around it).
+
 **A still board has no seed in hand.** Seeds in a hand are held over the board:
 a camera sees the hand, and a board that is still with every pit in view means
 the hand is away. Nodes with seeds in hand pay :data:`HAND_AWAY` when a still
 board begins, and :data:`HAND_AWAY_PER_S` for every second it lasts, up to
-:data:`HAND_AWAY_MAX` (so that a sensor, which sees no hands but counts exactly,
-is still believed when it says a seed is missing).
+:data:`HAND_AWAY_MAX`. A sensor board sees no hand, and calls its board still
+between two seeds sown; there nodes with seeds in hand pay only
+:data:`HAND_AWAY_PER_S` for every second of still board, up to
+:data:`HAND_AWAY_MAX` (a sowing does not stop for seconds, but a sensor that says
+a seed is missing is still believed).
 
 **A hand over the board is a move.** A history that neither moved nor changed the
 board between two still boards while a camera saw a hand over the pits pays
@@ -162,6 +174,11 @@ class Evidence:
     (see :data:`QUICK_START`)."""
     t: float = 0.0
     """The observation's time (seconds)."""
+    cap: FloatArray | None = None
+    """A source whose noise changes frame to frame: ``cap[i, c]``, the most the frames of
+    one look at pit i may count for it holding c, which is what the reading claims
+    (:func:`core.referee.likelihood.claimed_table`); None (a camera): a look counts its
+    latest reading only."""
 
     @property
     def hands(self) -> bool:
@@ -174,25 +191,14 @@ class Evidence:
         return float(self.table.max(axis=1).sum())
 
 
-def fresh_pits(
-    seen: Sequence[int | None],
-    visible: BoolArray,
-    looked: Sequence[int | None],
-    independent: bool,
-) -> BoolArray:
-    """Which pits' readings are new evidence (:attr:`Evidence.fresh`), against ``looked``,
-    each pit's most likely count when it was last looked at: with ``independent`` frames
-    (a sensor's noise changes frame to frame) every pit in view that was looked at
-    before; otherwise (a camera reads an untouched pile the same way every time) only
-    those whose reading changed.
+def fresh_pits(seen: Sequence[int | None], looked: Sequence[int | None]) -> BoolArray:
+    """Which pits' readings begin a new look (:attr:`Evidence.fresh`), against ``looked``,
+    each pit's most likely count when it was last looked at: those whose reading changed
+    its mind.
 
-    >>> fresh_pits([1, 2, None], np.array([True, True, False]), [1, 3, 0], False).tolist()
+    >>> fresh_pits([1, 2, None], [1, 3, 0]).tolist()
     [False, True, False]
-    >>> fresh_pits([1, 2, None], np.array([True, True, False]), [1, None, 0], True).tolist()
-    [True, False, False]
     """
-    if independent:
-        return np.asarray(visible & np.array([x is not None for x in looked], dtype=bool))
     return np.array(
         [x is not None and looked[i] is not None and x != looked[i] for i, x in enumerate(seen)],
         dtype=bool,
@@ -547,7 +553,13 @@ class Tracker:
         ev_rows = ev.table[cols, np.minimum(boards, self.max_count)]
         open_p = self.open[parents]
         ends = (boards != self.boards[parents]) | ev.fresh
-        opened = np.where(ev.visible, ev_rows, np.where(ends, 0.0, open_p))
+        looked = ev_rows
+        if ev.cap is not None:
+            # frames add up within a look, down to what the reading claims (and at least
+            # what this frame says)
+            claimed = ev.cap[cols, np.minimum(boards, self.max_count)]
+            looked = np.maximum(np.where(ends, 0.0, open_p) + ev_rows, np.minimum(claimed, ev_rows))
+        opened = np.where(ev.visible, looked, np.where(ends, 0.0, open_p))
         closed = self.closed[parents] + (ends * open_p).sum(axis=1)
         if ev.hand_away or ev.hand_away_new:
             # Seeds in hand on a still board: a node paid for the still board so far if it

@@ -27,6 +27,7 @@ from core.referee.playthrough import (
     GROWING,
     SENSOR,
     SENSOR_NOISE,
+    WEIGHED,
     BeliefModel,
     Command,
     Pace,
@@ -546,6 +547,34 @@ def test_a_disturbed_board_said_on_a_glitch_counts_from_the_move_before_it() -> 
     (first, *_) = [e for e in result.events if e.type == "board_disturbed"]
     assert "pit B: expected 0, seen 2" in first["text"] and "pit C" not in first["text"]
     assert result.found == 1 and result.false_alerts == 0 and result.followed
+
+
+def test_a_weighed_pile_reads_the_same_way_while_untouched_and_anew_once_changed() -> None:
+    # The (e) model: a pile's weight error is drawn when its count changes and kept while
+    # it stays; each frame adds the cell's noise only.
+    rng = random.Random(3)
+    look = WEIGHED.look(8, rng)
+    frames = [WEIGHED.frame(8, look, rng) for _ in range(20)]
+    tops = {max(range(len(f)), key=f.__getitem__) for f in frames}
+    assert len(tops) == 1 and all(abs(sum(f) - 1) < 1e-9 for f in frames)
+    assert max(abs(a - b) for a, b in zip(frames[0], frames[1], strict=False)) < 0.1
+    looks = {round(WEIGHED.look(8, rng), 6) for _ in range(5)}
+    assert len(looks) == 5  # a pile made again weighs again
+
+
+@pytest.mark.no_cover
+def test_frames_of_a_sensors_sharp_readings_add_up_so_a_brief_skip_is_said() -> None:
+    # Mistake seed 9000 of the (e) model (a sensor board, seeds of unequal weight): after
+    # South's B, "a" is skipped (0 seeds read, surely) and its seed lies in "e" (1, surely),
+    # for 1.7 s before the players put it right. A sensor's frames add up as far as each
+    # reading's own belief goes: those sharp readings soon outweigh "B's last seeds in
+    # hand", and the skip is said. (Counted once per look, as a camera's, they were worth
+    # about four times less, and the skip went unsaid.)
+    play = seeded_game_with_mistake(START, "skip", WEIGHED, SENSOR, 9000)
+    assert play is not None
+    result = score(play, presets.SENSOR, keep_events=True)
+    assert [e.type for e in result.events if e.is_alert] == ["illegal_sowing"]
+    assert result.found == 1 and result.followed and result.wrong_moves == 0
 
 
 @pytest.mark.no_cover
