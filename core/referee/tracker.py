@@ -68,7 +68,10 @@ board waits with the capture pending, and the next player's lift is what
 misses it. A source that reads each seed as it lands (a sensor board) reads a
 move's end when it happens, so there a history that begins a move within
 :data:`QUICKEST_LIFT` of the observation that read its last move done pays
-:data:`QUICK_START`.
+:data:`QUICK_START`. A node is kept as its likeliest history; where that one read
+the last move done just now while others of the node read it done before (a seed
+long sown, its pile misread), the move begun at once costs the share of the belief
+those others hold (:attr:`Tracker.ended_before`), not the veto.
 
 Nodes are pruned by weight (:data:`PRUNE` below the best, at most
 :data:`WIDTH`), never by time. :meth:`Tracker.masses` gives the posterior mass
@@ -272,10 +275,16 @@ class Tracker:
         """Each node's board at the last still board."""
         self.ended_at: FloatArray = np.full(1, -math.inf)
         """When the observation that read each node's last move done was made."""
+        self.ended_before: FloatArray = np.full(1, -math.inf)
+        """The log share of each node's belief whose histories read that move done earlier
+        (see :data:`QUICK_START`): a node is kept as its likeliest history, but when that
+        one read the move done just now while others read it done before, a move begun at
+        once is as likely as those."""
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (a checkpoint written before ended_at was kept: every move long done)
         state.setdefault("ended_at", np.full(len(state["keys"]), -math.inf))
+        state.setdefault("ended_before", np.full(len(state["keys"]), -math.inf))
         self.__dict__.update(state)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -584,7 +593,9 @@ class Tracker:
             beam = len(self.keys)
             idle = np.array([k[1] == ("idle",) for k in self.keys], dtype=bool)
             begun = (owner < beam) & idle[parents] & (boards != self.boards[parents]).any(axis=1)
-            prior = prior + np.where(begun & (ev.t - ended_at < QUICKEST_LIFT), QUICK_START, 0.0)
+            quick = begun & (ev.t - ended_at < QUICKEST_LIFT)
+            early = np.maximum(QUICK_START, self.ended_before[parents])
+            prior = prior + np.where(quick, early, 0.0)
         ended_at = np.where(moved_now > 0, ev.t, ended_at)
         scores = prior + closed + opened.sum(axis=1)
 
@@ -605,19 +616,29 @@ class Tracker:
         # Keep the best candidate of each node, by weight (PRUNE below the best, WIDTH).
         order = np.argsort(-scores, kind="stable")
         floor = scores[order[0]] - PRUNE
-        seen: set[NodeKey] = set()
+        seen: dict[NodeKey, int] = {}
         kept: list[int] = []
         keys: list[NodeKey] = []
+        before: list[float] = []
+        """Per node kept: the belief (relative to its kept history's) of its other
+        histories that read its last move done earlier than the kept one did."""
         for i in order:
             if scores[i] < floor or len(kept) >= WIDTH:
                 break
             k = key_of(int(i))
-            if k in seen:
+            at = seen.get(k)
+            if at is not None:
+                if ended_at[i] < ended_at[kept[at]]:
+                    before[at] += math.exp(float(scores[i] - scores[kept[at]]))
                 continue
-            seen.add(k)
+            seen[k] = len(kept)
             kept.append(int(i))
             keys.append(k)
+            before.append(0.0)
         idx = np.array(kept, dtype=np.int64)
+        shares = np.array(before)
+        with np.errstate(divide="ignore"):
+            self.ended_before = np.where(shares > 0, np.log(shares / (1.0 + shares)), -math.inf)
         self.keys = keys
         self.closed = closed[idx]
         self.open = opened[idx]
@@ -720,6 +741,7 @@ class Tracker:
         self.still_moves = np.maximum(0, self.still_moves[idx] - 1)
         self.still_boards = self.still_boards[idx]
         self.ended_at = self.ended_at[idx]
+        self.ended_before = self.ended_before[idx]
         return new_root
 
     def reset(self, graph: MoveGraph, keys: Iterable[StageKey] = (("idle",),)) -> None:
@@ -738,6 +760,7 @@ class Tracker:
         self.still_moves = np.zeros(len(ks), dtype=np.int64)
         self.still_boards = self.boards.copy()
         self.ended_at = np.full(len(ks), -math.inf)
+        self.ended_before = np.full(len(ks), -math.inf)
 
     # -- state as data -------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -766,6 +789,7 @@ class Tracker:
             data.get("still_boards", self.boards.tolist()), dtype=np.int64
         ).reshape(-1, self.n)
         self.ended_at = np.full(len(self.keys), -math.inf)
+        self.ended_before = np.full(len(self.keys), -math.inf)
 
 
 #: The stages that are a mistake under way.
@@ -826,7 +850,7 @@ class Snapshot:
     def of(cls, t: Tracker) -> Snapshot:
         arrays = (
             t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards,
-            t.ended_at,
+            t.ended_at, t.ended_before,
         )  # fmt: skip
         # (a commit or a reset puts new dicts in place: these stay as they were)
         return cls(t.keys, arrays, (t._graphs, t._reach, t._reach_on, t._blocks))
@@ -835,6 +859,6 @@ class Snapshot:
         t.keys = self.keys
         (
             t.prior, t.closed, t.open, t.boards, t.in_hand, t.still_moves, t.still_boards,
-            t.ended_at,
+            t.ended_at, t.ended_before,
         ) = self.arrays  # fmt: skip
         t._graphs, t._reach, t._reach_on, t._blocks = self.caches

@@ -578,6 +578,17 @@ def test_frames_of_a_sensors_sharp_readings_add_up_so_a_brief_skip_is_said() -> 
 
 
 @pytest.mark.no_cover
+def test_a_move_long_done_under_a_misread_pile_does_not_veto_the_next_players_lift() -> None:
+    # Clean game 9117 of the (e) model: South's A sows its one seed into B, whose eight
+    # seeds then weigh like seven (7 at 0.98). "A's seed still in hand" stays likelier for
+    # a while, and "A played" was kept as that history finishing A at every reading, so
+    # North's lift 2.8 s later counted as begun within 0.2 s of A's end: vetoed, the game
+    # lost to the end. The histories that read A done long before now count for it.
+    result = score(_clean_game(9117, WEIGHED, SENSOR), presets.SENSOR, keep_events=True)
+    assert result.followed and result.wrong_moves == 0
+
+
+@pytest.mark.no_cover
 def test_a_wrong_capture_read_through_a_glitch_is_proposed_from_the_reading_without_it() -> None:
     # Mistake seed 5007 of the (a) model: after South's B, a and b (1 and 13 seeds) are
     # taken. The reading that first shows them gone has the cell of C glitching (0 for
