@@ -202,7 +202,7 @@ class _Texts(HTMLParser):
         self.untranslated.append((tag, data.strip()))
 
 
-@pytest.mark.parametrize("name", ["index.html", "home.html"])
+@pytest.mark.parametrize("name", ["index.html", "home.html", "hall.html"])
 def test_every_word_of_the_page_has_a_translation(name: str) -> None:
     """Words written into a page without a key stay English in every language (the
     rule sets' names did, in the referee's New game list)."""
