@@ -4,8 +4,7 @@ A camera sees the hands over the board (so a still board with every pit in view 
 seeds in a hand) and reads an untouched pile the same way frame after frame (so only a
 reading that changes is new evidence). A sensor board under the pits sees no hands, and
 its noise changes from one frame to the next (so its frames add up, as far as each
-reading's own belief goes, a move is confirmed only on two sure readings in a row, and
-seeds held over a board that stays still are doubted more each second).
+reading's own belief goes, and a move is confirmed only on two sure readings in a row).
 
 >>> from core.referee import Referee
 >>> Referee(**CAMERA).sees_hands, Referee(**CAMERA).independent_frames

@@ -507,10 +507,6 @@ class Referee:
             wait = _accrued(CAPTURE_WAIT_PER_S, CAPTURE_WAIT_MAX, *still)
             if self.sees_hands:
                 away = _accrued(HAND_AWAY_PER_S, HAND_AWAY_MAX - HAND_AWAY, *still)
-            elif self.independent_frames:
-                # (a sensor board sees no hand leave, but nobody holds seeds over a board
-                # that stays still for seconds)
-                away = _accrued(HAND_AWAY_PER_S, HAND_AWAY_MAX, *still)
         self._last_still_elapsed = (
             0.0 if not settled or previous_still is None else obs.t - previous_still
         )

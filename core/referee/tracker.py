@@ -33,11 +33,8 @@ glitching for one frame is outvoted by the frames around it).
 a camera sees the hand, and a board that is still with every pit in view means
 the hand is away. Nodes with seeds in hand pay :data:`HAND_AWAY` when a still
 board begins, and :data:`HAND_AWAY_PER_S` for every second it lasts, up to
-:data:`HAND_AWAY_MAX`. A sensor board sees no hand, and calls its board still
-between two seeds sown; there nodes with seeds in hand pay only
-:data:`HAND_AWAY_PER_S` for every second of still board, up to
-:data:`HAND_AWAY_MAX` (a sowing does not stop for seconds, but a sensor that says
-a seed is missing is still believed).
+:data:`HAND_AWAY_MAX` (so that a sensor, which sees no hands but counts exactly,
+is still believed when it says a seed is missing).
 
 **A hand over the board is a move.** A history that neither moved nor changed the
 board between two still boards while a camera saw a hand over the pits pays

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core import Observation, Position
-from core.referee import CommandError, Event, Referee, presets
+from core.referee import CommandError, Event, Referee
 from core.referee.referee import Counted, _counts_still_standing
 from core.referee.scenarios import (
     EXPECTED_EVENT,
@@ -180,32 +180,6 @@ def _still_board(ref: Referee, readings: list[Any], seconds: float) -> list[list
         ref.observe(Observation(k * 0.2, "test", True, tuple(readings)))
         for k in range(round(seconds / 0.2) + 1)
     ]
-
-
-def _weighed(belief_of_five: float, waver: float) -> tuple[float, ...]:
-    """A sensor cell's belief about pit d's pile: 4 or 5 seeds, wavering a little."""
-    five = belief_of_five + waver
-    return (0.0, 0.0, 0.0, 0.0, 1 - five, five)
-
-
-def test_a_pile_that_weighs_like_one_seed_fewer_is_not_made_certain_by_frames() -> None:
-    # After F, pit d's five seeds weigh like four: its cell says 4 at 0.82 frame after frame
-    # (a sensor board: each frame's noise differs, but the seeds' weight stays with the
-    # pile). Frames add up only as far as the reading's own belief goes, so they never make
-    # "F's last seed still in hand" certain (before, they did: the question leaned to 4 and
-    # F was never named); and nobody holds a seed over a still board for seconds. So the
-    # referee asks, leaning to F done, and names F once the board has stayed still.
-    start = Position.initial()
-    ref = Referee(start, **presets.SENSOR)
-    readings: list[Any] = list(start.play(5).pits)
-    events = []
-    for k in range(80):  # 8 s at ten readings a second
-        readings[9] = _weighed(0.18, (k % 3 - 1) * 0.02)
-        events += ref.observe(Observation(k * 0.1, "sensor", True, tuple(readings)))
-    said = [e for e in events if e.type != "move_provisional"]
-    assert [e.type for e in said] == ["ambiguous", "board_restored", "move"]
-    assert "(d: 5 or 4)" in said[0]["text"]
-    assert ref.position == start.play(5)
 
 
 @pytest.mark.parametrize("done", [0.5, 0.7, 0.3])

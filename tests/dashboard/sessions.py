@@ -68,9 +68,7 @@ def ambiguous_log(path: Path) -> tuple[Path, list[int]]:
 
 def stalled_log(path: Path) -> tuple[Path, int, int]:
     """Two moves, then South's D sown, a sensor sure its last pile holds a seed less (a seed
-    still in the hand: a camera would see no hand, and take the move as done). Sure: 0.9999,
-    frame after frame (each a little different, as a sensor's noise makes them), which the
-    referee believes over the seconds a seed would have been held.
+    still in the hand: a camera would see no hand, and take the move as done).
 
     Returns the path, the pit the referee will ask about and its true count."""
     start = Position.initial()
@@ -80,11 +78,9 @@ def stalled_log(path: Path) -> tuple[Path, int, int]:
     board: list[Any] = list(out.position.pits)
     last = out.sown[-1]
     belief = [0.0] * (board[last] + 2)
-    belief[board[last] - 1], belief[board[last]] = 0.9999, 0.0001
+    belief[board[last] - 1], belief[board[last]] = 0.97, 0.03
     board[last] = belief
     _, tail = _frames(session.observations[-1].t, board, 100)  # 10 s of a still board
-    for k, line in enumerate(tail):  # a sensor's noise: no two readings quite the same
-        line["pits"][last] = [round(b * (1 + 1e-6 * k), 9) for b in belief]
     header = session_header(start, **presets.SENSOR)
     lines = [header, *(o.to_json() for o in session.observations), *tail]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
