@@ -23,7 +23,7 @@ import glob
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import serial
 from serial.tools import list_ports
@@ -74,22 +74,16 @@ def candidate_ports() -> list[str]:
     return extra + known + other
 
 
-def probe(port: str, timeout_s: float = 2.5, refused: list[str] | None = None) -> Hello | None:
-    """Open ``port``, ask it to identify, and return its HELLO if it is our board.
-
-    A port that is not the board adds why to ``refused``: it cannot be opened (a board
-    the user may not open looks, to a search, like no board at all), it does not
-    answer, or it answers in another version of the protocol.
-    """
-    hello, why, _ = _ask(port, timeout_s)
-    if why is not None and refused is not None:
-        refused.append(why)
-    return hello
+def probe(port: str, timeout_s: float = 2.5) -> Hello | None:
+    """Open ``port``, ask it to identify, and return its HELLO if it is our board."""
+    return _ask(port, timeout_s)[0]
 
 
 def _ask(port: str, timeout_s: float) -> tuple[Hello | None, str | None, bool]:
-    """The board's HELLO on ``port``, else why not; and whether the port was opened (the
-    device on it disturbed: an Arduino resets)."""
+    """The board's HELLO on ``port``, else why it is not the board (it cannot be opened:
+    a board the user may not open looks, to a search, like no board at all; it does not
+    answer; it answers in another version of the protocol); and whether the port was
+    opened (the device on it disturbed: an Arduino resets)."""
     try:
         ser = serial.Serial(port, BAUD, timeout=0.05)
     except (serial.SerialException, OSError, ValueError) as exc:
@@ -122,20 +116,6 @@ def _ask(port: str, timeout_s: float) -> tuple[Hello | None, str | None, bool]:
         return None, f"{port}: {exc}", True
     finally:
         ser.close()
-
-
-def find_board(
-    candidates: Iterable[str] | None = None,
-    timeout_s: float = 2.5,
-    refused: list[str] | None = None,
-) -> str | None:
-    """The first port that answers like an Oware sensor board, or None (each port tried
-    that is not the board added to ``refused``, with why)."""
-    for port in candidate_ports() if candidates is None else candidates:
-        if probe(port, timeout_s, refused) is not None:
-            log.info("found the sensor board on %s", port)
-            return port
-    return None
 
 
 def look_for_board() -> str:

@@ -497,7 +497,6 @@ class Referee:
         visible = np.array([r is not None for r in readings], dtype=bool)
         seen = best_counts(readings)
         fresh = fresh_pits(seen, self._looked)
-
         away = away_new = wait = 0.0
         if settled and self.sees_hands:
             away = away_new = HAND_AWAY

@@ -559,13 +559,14 @@ class Tracker:
         ev_rows = ev.table[cols, np.minimum(boards, self.max_count)]
         open_p = self.open[parents]
         ends = (boards != self.boards[parents]) | ev.fresh
+        carried = np.where(ends, 0.0, open_p)  # the evidence of looks that go on
         looked = ev_rows
         if ev.cap is not None:
             # frames add up within a look, down to what the reading claims (and at least
             # what this frame says)
             claimed = ev.cap[cols, np.minimum(boards, self.max_count)]
-            looked = np.maximum(np.where(ends, 0.0, open_p) + ev_rows, np.minimum(claimed, ev_rows))
-        opened = np.where(ev.visible, looked, np.where(ends, 0.0, open_p))
+            looked = np.maximum(carried + ev_rows, np.minimum(claimed, ev_rows))
+        opened = np.where(ev.visible, looked, carried)
         closed = self.closed[parents] + (ends * open_p).sum(axis=1)
         if ev.hand_away or ev.hand_away_new:
             # Seeds in hand on a still board: a node paid for the still board so far if it
@@ -616,9 +617,9 @@ class Tracker:
         seen: dict[NodeKey, int] = {}
         kept: list[int] = []
         keys: list[NodeKey] = []
+        # per node kept: the belief (relative to its kept history's) of its other
+        # histories that read its last move done earlier than the kept one did
         before: list[float] = []
-        """Per node kept: the belief (relative to its kept history's) of its other
-        histories that read its last move done earlier than the kept one did."""
         for i in order:
             if scores[i] < floor or len(kept) >= WIDTH:
                 break

@@ -50,7 +50,7 @@ def test_find_board_from_the_environment(monkeypatch: pytest.MonkeyPatch, decoy:
         monkeypatch.setenv(discovery.ENV_VAR, pattern)
         ports = discovery.candidate_ports()
         assert ports[:2] == [decoy, board.port]
-        assert discovery.find_board(timeout_s=0.5) == board.port
+        assert discovery.BoardFinder(timeout_s=0.5)() == board.port
 
 
 def test_serial_auto_source_connects(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
