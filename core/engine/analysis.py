@@ -35,7 +35,14 @@ from core.engine.kernel import GRAND_SLAM_MODES, flip_into, play_into, to_relati
 from core.engine.ranking import layer_offset
 from core.engine.retrograde import lookup
 from core.engine.search import Searcher, SearchResult, describe_score, history_hashes
-from core.engine.segment import MAX_NODES, MAX_SEEDS, NODES_PER_SECOND, SegmentPlan, solve_segment
+from core.engine.segment import (
+    MAX_NODES,
+    MAX_SEEDS,
+    NODES_PER_SECOND,
+    SegmentOutlook,
+    SegmentPlan,
+    segment_outlook,
+)
 from core.notation import move_name
 from core.position import Position
 
@@ -263,12 +270,26 @@ def segment_plan(
     history, ``values`` the endgame databases, ``bounds`` their layers' game bounds;
     ``guess``: the plan on the values where the bounds settle nothing; ``max_nodes``:
     the segment's size beyond which it is not played out."""
+    outlook = outlook_at(position, values, bounds, guess=guess, max_nodes=max_nodes)
+    return None if outlook is None else outlook.plan
+
+
+def outlook_at(
+    position: Position,
+    values: npt.NDArray[np.uint8],
+    bounds: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None = None,
+    *,
+    guess: bool = False,
+    max_nodes: int = MAX_NODES,
+) -> SegmentOutlook | None:
+    """:func:`segment_plan` with the moves that hold off a loss the bounds prove
+    (:func:`core.engine.segment.segment_outlook`)."""
     mover = position.to_move
     earlier = [
         (to_relative(p.pits, p.to_move), p.to_move == mover) for p in since_capture(position)
     ]
     board = to_relative(position.pits, mover)
-    return solve_segment(
+    return segment_outlook(
         board,
         earlier,
         position.stores[mover],
@@ -319,7 +340,8 @@ def analyze(
             on_iteration(from_search(position, found))
 
     started = time.perf_counter()
-    plan = _segment_plan(position, engine, seconds)
+    outlook = _segment_outlook(position, engine, seconds)
+    plan, holds = (None, None) if outlook is None else (outlook.plan, outlook.holds)
     if seconds is not None:
         # the play-out's time is the move's: the search (whose first depth always
         # completes) gets what is left
@@ -343,14 +365,20 @@ def analyze(
         ]
     if plan is not None and plan.win_open:
         _keep_the_draw(result, plan, mover)
-    elif plan is not None and (plan.proven or _guess_may_lead(result, plan, mover)):
+    elif (
+        plan is not None
+        and (plan.proven or _guess_may_lead(result, plan, mover))
+        and (holds is None or plan.move in holds)
+    ):
         _follow_plan(result, plan, mover, plan.move)
+    elif holds is not None:
+        _hold(result, holds, mover)
     return result
 
 
-def _segment_plan(
+def _segment_outlook(
     position: Position, engine: Searcher, seconds: float | None
-) -> SegmentPlan | None:
+) -> SegmentOutlook | None:
     """The play-out of the position's capture-free segment (:mod:`core.engine.segment`),
     where it settles the result: Abapa's cycle rule, databases under a small board. A
     move given ``seconds`` may explore a larger segment than :data:`MAX_NODES`."""
@@ -364,11 +392,11 @@ def _segment_plan(
     covered = engine.lows.shape[0] >= layer_offset(n)
     nodes = max(MAX_NODES, int(NODES_PER_SECOND * seconds)) if seconds else MAX_NODES
     if not covered:
-        return segment_plan(position, engine.values, max_nodes=nodes)
+        return outlook_at(position, engine.values, max_nodes=nodes)
     # where they settle nothing, the plan on the values is a better guess than the
     # search's horizon: it plays the segment's own repetitions out
     bounds = (engine.lows, engine.highs)
-    return segment_plan(position, engine.values, bounds, guess=True, max_nodes=nodes)
+    return outlook_at(position, engine.values, bounds, guess=True, max_nodes=nodes)
 
 
 def _guess_may_lead(result: Analysis, plan: SegmentPlan, mover: int) -> bool:
@@ -398,6 +426,20 @@ def _keep_the_draw(result: Analysis, plan: SegmentPlan, mover: int) -> None:
         if m.pit - 6 * mover in plan.keeps and (plan.proven or m.score > -WIN):
             _follow_plan(result, plan, mover, m.pit - 6 * mover)
             return
+
+
+def _hold(result: Analysis, holds: tuple[int, ...], mover: int) -> None:
+    """Where the mover forces no draw and some moves would hand the other side a win the
+    game bounds prove, play the search's best move among the others (games 3, 6 and 46
+    of the seed-3 match, ``docs/ENGINE.md``: a search that sees repetitions only to its
+    horizon rated such a move as high as the rest)."""
+    held = [m for m in result.moves if m.pit - 6 * mover in holds]
+    if not held or result.moves[0] is held[0]:
+        return
+    pit = held[0].pit
+    result.moves.sort(key=lambda m: m.pit != pit)
+    result.pv = [pit]
+    result.extra["segment"] = {"result": -1, "holds": [h + 6 * mover for h in holds]}
 
 
 def _follow_plan(result: Analysis, plan: SegmentPlan, mover: int, move: int) -> None:

@@ -29,6 +29,12 @@ worst for it (:func:`core.engine.retrograde.game_bounds`), so that the plan's pr
 holds under the real cycle rule; without bounds, the databases' values, which may rest
 on their cycle convention. Where the bounds settle nothing, the plan on the values is
 there on request, marked as a guess (:attr:`SegmentPlan.proven`).
+
+Where the mover forces no draw, the other side may not force its loss either, and yet
+some of the mover's moves would let it: :func:`segment_outlook` names the moves that do
+not (:attr:`SegmentOutlook.holds`), the other side's attractor computed the same way,
+its exits at the bound worst for it, so that a move outside them is a loss the bounds
+prove against the mover's best play.
 """
 
 from __future__ import annotations
@@ -95,6 +101,22 @@ class SegmentPlan:
     win when it is one of :attr:`keeps`, else -1."""
 
 
+@dataclass(frozen=True)
+class SegmentOutlook:
+    """The segment played out from the root: what its mover forces, and which of its
+    moves keep the other side from forcing its loss."""
+
+    plan: SegmentPlan | None
+    """What :func:`solve_segment` returns."""
+    holds: tuple[int, ...] | None
+    """Where the mover forces no draw: the mover-relative pits after which the other side
+    still cannot force the mover's loss, where some other move would let it (by the game
+    bounds: such a move loses under the cycle rule against best play). None where no
+    move would, where every move does (the loss is forced already), where the mover
+    forces a draw or a win (the plan's :attr:`SegmentPlan.keeps` hold it), or without
+    bounds."""
+
+
 @njit
 def _explore(
     root: I8,
@@ -112,6 +134,7 @@ def _explore(
     fixed_value: I32,
     count: I32,
     ends: I32,
+    own: I32,
 ) -> int:
     """Every position of the root's segment, breadth first; returns how many, or -1 past
     ``max_nodes``.
@@ -122,7 +145,8 @@ def _explore(
     the root's mover (a capture's child is scored by ``lows`` and ``highs``, its
     mover's bounds; a repetition is worth one exact split), and worth
     ``fixed_value[i, k]`` by the databases' ``values``. ``ends[i]`` >= 0: no move (the
-    game ends there), worth that.
+    game ends there), worth that. ``own[i]``: the seeds on the root's mover's side, what
+    it keeps where a repetition of node ``i`` ends the game.
     """
     n = int(root.sum())
     size = offsets[n + 1] - offsets[n]
@@ -190,6 +214,7 @@ def _explore(
                 index[key] = at
                 boards[at, :] = child
                 side[at] = cs
+                own[at] = side_sum(child, 0) if cs == 0 else side_sum(child, 6)
                 total += 1
             edges[head, k] = at
         head += 1
@@ -299,6 +324,24 @@ def solve_segment(
     own repetitions out exactly, which a search sees only to its horizon; what it
     promises holds if the values of the positions the captures make do.
     """
+    outlook = segment_outlook(root, history, mine, theirs, values, max_nodes, bounds, guess)
+    return None if outlook is None else outlook.plan
+
+
+def segment_outlook(
+    root: I8,
+    history: list[tuple[I8, bool]],
+    mine: int,
+    theirs: int,
+    values: U8,
+    max_nodes: int = MAX_NODES,
+    bounds: tuple[U8, U8] | None = None,
+    guess: bool = False,
+) -> SegmentOutlook | None:
+    """:func:`solve_segment`'s plan with the moves that hold off a loss
+    (:attr:`SegmentOutlook.holds`), from one play-out of the segment; None where it is
+    not played out (too many seeds or positions, no database under the root, or a
+    result the segment no longer decides), arguments as :func:`solve_segment`'s."""
     root = np.ascontiguousarray(root, dtype=np.int8)
     n = int(root.sum())
     lows, highs = (values, values) if bounds is None else bounds
@@ -317,6 +360,7 @@ def solve_segment(
     fixed_value = np.zeros((cap, 6), dtype=np.int32)
     count = np.zeros(cap, dtype=np.int32)
     ends = np.zeros(cap, dtype=np.int32)
+    own = np.zeros(cap, dtype=np.int32)
     total = _explore(
         root,
         hist,
@@ -333,6 +377,7 @@ def solve_segment(
         fixed_value,
         count,
         ends,
+        own,
     )
     if total < 0:
         return None
@@ -346,14 +391,61 @@ def solve_segment(
         return None  # the result no longer depends on the segment (or a win is out of reach)
     graph = (total, side, edges, count, ends, first, preds)
     plan = _plan(graph, root, n, win_from, draw_at, fixed, fixed_high, bounds is not None)
+    on_values = None
     if guess and bounds is not None and (plan is None or plan.win_open):
         on_values = _plan(graph, root, n, win_from, draw_at, fixed_value, fixed_value, False)
-        if plan is None:
-            return on_values
+    if plan is not None:
+        # a draw or a win forced: the plan's moves hold off the loss
         if on_values is not None and on_values.result == 1 and on_values.move in plan.keeps:
             # the values' win, by a move that keeps the proven draw: the way to aim
-            return replace(plan, toward=on_values.move)
-    return plan
+            return SegmentOutlook(replace(plan, toward=on_values.move), None)
+        return SegmentOutlook(plan, None)
+    if bounds is None:
+        return SegmentOutlook(None, None)
+    # below this many seeds the mover loses (no draw where the total is odd)
+    lose_below = draw_at if draw_at >= 0 else win_from
+    return SegmentOutlook(on_values, _holds(graph, own, root, n, lose_below, fixed_high))
+
+
+def _holds(
+    graph: tuple[int, I8, I32, I32, I32, I32, I32],
+    own: I32,
+    root: I8,
+    n: int,
+    lose_below: int,
+    high: I32,
+) -> tuple[int, ...] | None:
+    """The root's moves after which the other side cannot force the mover below
+    ``lose_below`` seeds (see :attr:`SegmentOutlook.holds`), each capture leaving the
+    segment worth ``high``, the bound worst for the other side.
+
+    Each move's position is then seen too: a return to it ends the game, which the graph
+    from the root (where it is a position like the others) does not know, and which may
+    be what gives the other side its win (game 3 of the seed-3 match, ply 156)."""
+    if lose_below <= 0 or lose_below > n:
+        return None  # the mover cannot lose, or cannot but lose
+    total, side, edges, count, ends, _, _ = graph
+    edges = edges[:total]
+    order = np.zeros(total, dtype=np.int32)
+    first = np.zeros(total + 1, dtype=np.int32)
+    moves = np.zeros(6, dtype=np.int64)
+    legal_moves(root, moves, NO_CAPTURE)
+    holds = []
+    for k in range(int(count[0])):
+        at = int(edges[0, k])
+        if at < 0:
+            if high[0, k] >= lose_below:
+                holds.append(int(moves[k]))
+            continue
+        into = edges == at  # (unused slots hold 0, the root, never a move's position)
+        cut = np.where(into, -1, edges)
+        worth = np.where(into, own[at], high[:total])
+        preds = np.zeros(max(1, int((cut >= 0).sum())), dtype=np.int32)
+        _predecessors(total, cut, count, first, preds)
+        _attractor(total, side, cut, worth, count, ends, first, preds, lose_below, 1, order)
+        if order[at] < 0:
+            holds.append(int(moves[k]))
+    return tuple(holds) if 0 < len(holds) < int(count[0]) else None
 
 
 def _plan(

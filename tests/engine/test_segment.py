@@ -11,7 +11,7 @@ import pytest
 
 from core import Position
 from core.engine import retrograde
-from core.engine.analysis import analyze, segment_plan
+from core.engine.analysis import analyze, outlook_at, segment_plan
 from core.engine.kernel import to_relative
 from core.engine.protocol import move_letter
 
@@ -279,3 +279,76 @@ def test_where_a_win_is_open_the_values_win_is_aimed_at_only_by_a_move_keeping_t
             assert not wins or (on_values is not None and on_values.move not in plan.keeps)
     assert opened >= 3, opened
     print(f"{opened} proven draws with a win open, {aimed} aiming at the values' win")
+
+
+#: Game 3 of a match against Aalina at 0.5 s a move (seed 3): North's capture at ply 135
+#: left six seeds, a draw by the databases' values (the game bounds leave all six open).
+#: Both sides went round; at ply 156 South played B, after which North forces the win
+#: under the cycle rule (it won 25-23 by repetition), where D kept it from doing so.
+#: Games 6 and 46 reached the same board, colours swapped, and were lost the same way.
+GAME_3_START = "0-0-2-1-0-1-1-0-0-0-0-1-20-22-N"
+GAME_3_MOVES = "aDbEcCdEeDfFcEaBdAeCb"
+
+
+def test_a_move_that_hands_the_other_side_a_proven_win_is_not_played(
+    database: np.ndarray,
+) -> None:
+    p = Position.from_text(GAME_3_START)
+    for letter in GAME_3_MOVES:
+        p = p.play(LETTERS[letter])
+    assert p.to_text() == "0-1-0-1-0-1-0-0-1-1-0-1-20-22-S"
+    bounds = retrograde.game_bounds(8)
+    outlook = outlook_at(p, database, bounds)
+    assert outlook is not None and outlook.plan is None  # South forces no draw
+    assert outlook.holds == (3,)  # D
+    for pit in (1, 5):  # B and F: North then forces the win, with its history
+        after = segment_plan(p.play(pit), database, bounds)
+        assert after is not None and after.result == 1
+    after_d = segment_plan(p.play(3), database, bounds)
+    assert after_d is None or after_d.result < 1
+    a = analyze(p, seconds=0.3, database=database, db_max=8, bounds=bounds)
+    assert a.moves[0].pit == 3 and a.pv[0] == 3
+    assert a.extra["segment"] == {"result": -1, "holds": [3]}
+
+
+def test_the_moves_that_hold_are_those_after_which_the_other_side_forces_no_win(
+    database: np.ndarray,
+) -> None:
+    """In random endgames with a history: a move the outlook says holds off the loss
+    leaves the other side (to move, with the history grown by it) no forced win, and
+    every other move leaves it one. Moves that capture or end the game are left out
+    (their worth is the bound of the board they make, not a segment of their own)."""
+    bounds = retrograde.game_bounds(8)
+    rng = np.random.default_rng(17)
+    checked = held = 0
+    for _ in range(600):
+        p = Position.initial()
+        while not p.is_over and sum(p.pits) > 7:
+            p = p.play(int(rng.choice(p.legal_moves())))
+        for _ in range(int(rng.integers(0, 8))):
+            if p.is_over:
+                break
+            p = p.play(int(rng.choice(p.legal_moves())))
+        if p.is_over or sum(p.pits) == 0:
+            continue
+        outlook = outlook_at(p, database, bounds)
+        if outlook is None or outlook.plan is not None:
+            continue
+        mover = p.to_move
+        lost_after = {}
+        for pit in p.legal_moves():
+            q = p.play(pit)
+            if q.is_over or q.prev is None:
+                continue
+            theirs = segment_plan(q, database, bounds)
+            lost_after[pit - 6 * mover] = theirs is not None and theirs.result == 1
+        if outlook.holds is None:
+            # every move holds, or none does
+            assert len(set(lost_after.values())) <= 1, (p.to_text(), lost_after)
+            continue
+        checked += 1
+        held += len(outlook.holds)
+        for move, lost in lost_after.items():
+            assert (move in outlook.holds) == (not lost), (p.to_text(), move, outlook.holds)
+    assert checked >= 5, checked
+    print(f"{checked} positions where some move hands over a proven win, {held} moves held")
