@@ -66,6 +66,9 @@ MAX_NODES = 400_000
 #: than :data:`MAX_NODES`: each costs about half a microsecond to explore, and a segment
 #: of 10 seeds can hold 646,556 (game 13 of the 2 s match, ``docs/ENGINE.md``).
 NODES_PER_SECOND = 400_000
+#: Nodes visited at most, over all the replies, to look one reply further for the moves
+#: that hold off a loss (about 40 ns each here: 2,000,000 is 0.08 s).
+REPLY_VISITS = 2_000_000
 
 I8 = npt.NDArray[np.int8]
 U8 = npt.NDArray[np.uint8]
@@ -421,31 +424,66 @@ def _holds(
 
     Each move's position is then seen too: a return to it ends the game, which the graph
     from the root (where it is a position like the others) does not know, and which may
-    be what gives the other side its win (game 3 of the seed-3 match, ply 156)."""
+    be what gives the other side its win (game 3 of the seed-3 match, ply 156). Where the
+    segment is small enough (:data:`REPLY_VISITS`), each reply is looked at too: a move
+    after which some reply leaves the mover only moves into the other side's attractor
+    (the three positions seen) does not hold either (a game from the same board, ply
+    172)."""
     if lose_below <= 0 or lose_below > n:
         return None  # the mover cannot lose, or cannot but lose
     total, side, edges, count, ends, _, _ = graph
     edges = edges[:total]
     order = np.zeros(total, dtype=np.int32)
     first = np.zeros(total + 1, dtype=np.int32)
-    moves = np.zeros(6, dtype=np.int64)
-    legal_moves(root, moves, NO_CAPTURE)
-    holds = []
-    for k in range(int(count[0])):
-        at = int(edges[0, k])
-        if at < 0:
-            if high[0, k] >= lose_below:
-                holds.append(int(moves[k]))
-            continue
-        into = edges == at  # (unused slots hold 0, the root, never a move's position)
-        cut = np.where(into, -1, edges)
-        worth = np.where(into, own[at], high[:total])
+
+    def lost(seen: tuple[int, ...]) -> bool:
+        """Whether the last of ``seen`` is in the other side's attractor, with every node
+        of ``seen`` a position a return to ends the game at."""
+        into = np.zeros(edges.shape, dtype=np.bool_)
+        worth = high[:total].copy()
+        for node in seen:  # (unused slots hold 0, the root, never one of these)
+            hit = edges == node
+            into |= hit
+            worth[hit] = own[node]
+        cut = np.where(into, -1, edges).astype(np.int32)
         preds = np.zeros(max(1, int((cut >= 0).sum())), dtype=np.int32)
         _predecessors(total, cut, count, first, preds)
         _attractor(total, side, cut, worth, count, ends, first, preds, lose_below, 1, order)
-        if order[at] < 0:
-            holds.append(int(moves[k]))
-    return tuple(holds) if 0 < len(holds) < int(count[0]) else None
+        return bool(order[seen[-1]] >= 0)
+
+    moves = np.zeros(6, dtype=np.int64)
+    legal_moves(root, moves, NO_CAPTURE)
+    holds: list[tuple[int, int]] = []  # (move, its node; -1 a move leaving the segment)
+    for k in range(int(count[0])):
+        at = int(edges[0, k])
+        if (high[0, k] >= lose_below) if at < 0 else not lost((at,)):
+            holds.append((int(moves[k]), at))
+
+    def cornered(seen: tuple[int, int]) -> bool:
+        """Whether the mover, to move at ``seen[1]`` after its move to ``seen[0]`` and the
+        reply, has only moves into the other side's attractor, each seen in turn."""
+        at = seen[1]
+        for j in range(int(count[at])):
+            child = int(edges[at, j])
+            if (high[at, j] >= lose_below) if child < 0 else not lost((*seen, child)):
+                return False
+        return True
+
+    # one reply further, the positions of the move, the reply and the mover's next
+    # move seen, where the segment is small enough
+    visits = total * sum(int(count[at]) * 6 for _, at in holds if at >= 0)
+    if holds and visits <= REPLY_VISITS:
+        deeper = [
+            (move, at)
+            for move, at in holds
+            if at < 0
+            or not any(
+                int(edges[at, j]) >= 0 and cornered((at, int(edges[at, j])))
+                for j in range(int(count[at]))
+            )
+        ]
+        holds = deeper or holds  # (all lost a reply further: the loss is forced anyway)
+    return tuple(m for m, _ in holds) if 0 < len(holds) < int(count[0]) else None
 
 
 def _plan(

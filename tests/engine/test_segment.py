@@ -311,16 +311,54 @@ def test_a_move_that_hands_the_other_side_a_proven_win_is_not_played(
     assert a.extra["segment"] == {"result": -1, "holds": [3]}
 
 
+#: The same board played again against Aalina, South now keeping out of North's proven
+#: wins: at ply 172 it played B, which hands North no such win by itself, but after
+#: North's E each of South's moves does (it lost 23-25 by repetition at ply 239).
+GAME_3_AGAIN = "DdEeBcCdDeEfFcCd"
+
+
+def test_a_move_after_which_a_reply_corners_the_mover_is_not_played(
+    database: np.ndarray,
+) -> None:
+    p = Position.from_text(GAME_3_START)
+    for letter in GAME_3_MOVES + GAME_3_AGAIN:
+        p = p.play(LETTERS[letter])
+    assert p.to_text() == "1-1-0-1-0-0-1-1-0-0-1-0-20-22-S"
+    bounds = retrograde.game_bounds(8)
+    assert not handed_over(p, 1, database, bounds)  # B by itself hands North nothing
+    after_e = p.play(1).play(LETTERS["e"])
+    assert all(handed_over(after_e, x, database, bounds) for x in after_e.legal_moves())
+    outlook = outlook_at(p, database, bounds)
+    assert outlook is not None and outlook.holds == (3,)  # D
+    a = analyze(p, seconds=0.3, database=database, db_max=8, bounds=bounds)
+    assert a.moves[0].pit == 3
+
+
+def handed_over(p: Position, pit: int, values: np.ndarray, bounds: Bounds) -> bool:
+    """Whether ``pit`` gives the other side a win the bounds prove: the game ends in the
+    mover's loss, a capture makes a board whose bound worst for the other side still
+    loses for the mover, or the other side then forces the win in its segment."""
+    me = p.to_move
+    q = p.play(pit)
+    if q.is_over:
+        return q.scores[me] < q.scores[1 - me]
+    if q.prev is None:  # a capture: the other side, to move, is sure of at least its low
+        board = to_relative(q.pits, 1 - me)
+        low = retrograde.lookup(bounds[0], board) if board.sum() else 0
+        return q.stores[me] + int(board.sum()) - low < q.stores[1 - me] + low
+    theirs = segment_plan(q, values, bounds)
+    return theirs is not None and theirs.result == 1
+
+
 def test_the_moves_that_hold_are_those_after_which_the_other_side_forces_no_win(
     database: np.ndarray,
 ) -> None:
     """In random endgames with a history: a move the outlook says holds off the loss
-    leaves the other side (to move, with the history grown by it) no forced win, and
-    every other move leaves it one. Moves that capture or end the game are left out
-    (their worth is the bound of the board they make, not a segment of their own)."""
+    leaves the other side (to move, with the history grown by it) no forced win; every
+    other move leaves it one, or a reply after which each of the mover's moves does."""
     bounds = retrograde.game_bounds(8)
     rng = np.random.default_rng(17)
-    checked = held = 0
+    checked = held = deeper = 0
     for _ in range(600):
         p = Position.initial()
         while not p.is_over and sum(p.pits) > 7:
@@ -334,21 +372,26 @@ def test_the_moves_that_hold_are_those_after_which_the_other_side_forces_no_win(
         outlook = outlook_at(p, database, bounds)
         if outlook is None or outlook.plan is not None:
             continue
-        mover = p.to_move
-        lost_after = {}
-        for pit in p.legal_moves():
-            q = p.play(pit)
-            if q.is_over or q.prev is None:
-                continue
-            theirs = segment_plan(q, database, bounds)
-            lost_after[pit - 6 * mover] = theirs is not None and theirs.result == 1
+        lost = {pit: handed_over(p, pit, database, bounds) for pit in p.legal_moves()}
         if outlook.holds is None:
-            # every move holds, or none does
-            assert len(set(lost_after.values())) <= 1, (p.to_text(), lost_after)
-            continue
+            continue  # every move holds, or none does a reply further
         checked += 1
         held += len(outlook.holds)
-        for move, lost in lost_after.items():
-            assert (move in outlook.holds) == (not lost), (p.to_text(), move, outlook.holds)
+        for pit, handed in lost.items():
+            if pit - 6 * p.to_move in outlook.holds:
+                assert not handed, (p.to_text(), pit, outlook.holds)
+            elif not handed:  # a reply corners the mover
+                q = p.play(pit)
+                assert any(
+                    all(
+                        handed_over(q.play(r), x, database, bounds) for x in q.play(r).legal_moves()
+                    )
+                    for r in q.legal_moves()
+                    if not q.play(r).is_over and q.play(r).prev is not None
+                ), (p.to_text(), pit, outlook.holds)
+                deeper += 1
     assert checked >= 5, checked
-    print(f"{checked} positions where some move hands over a proven win, {held} moves held")
+    print(
+        f"{checked} positions where some move hands over a proven win, {held} moves held, "
+        f"{deeper} moves left out a reply further"
+    )
