@@ -1,0 +1,59 @@
+"""Proofs of a forced win under the cycle rule (:mod:`core.engine.proof`).
+
+The brute force of ``history_game.py`` (every path of the game tree, the rules core
+ending each repetition) is the arbiter on small boards.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from core import Position
+from core.engine import retrograde
+from core.engine.kernel import to_relative
+from core.engine.proof import prove_win
+from tests.engine.history_game import exact_value
+from tests.engine.test_segment import GAME_3_START
+
+
+@pytest.mark.parametrize("seeds", [2, 3])
+def test_a_proof_is_given_exactly_where_the_brute_force_finds_the_win(seeds: int) -> None:
+    values, bounds = retrograde.build(seeds), retrograde.game_bounds(seeds)
+    compared = drawn = 0
+    for board in itertools.product(range(seeds + 1), repeat=12):
+        if sum(board) != seeds or sum(board[:6]) == 0:
+            continue
+        south = exact_value(board, budget=20_000)
+        if south is None:
+            continue  # past the brute force's budget
+        p = Position("abapa", board, (0, 0), 0, check_total=False)
+        proofs = [prove_win(p, side, values, bounds).proven for side in (0, 1)]
+        assert proofs == [2 * south > seeds, 2 * south < seeds], (board, south)
+        compared += 1
+        drawn += 2 * south == seeds
+    assert compared >= 50, compared
+    print(f"{compared} boards of {seeds} seeds, {drawn} drawn")
+
+
+def test_the_board_north_reached_in_games_3_6_and_46_it_wins_under_the_rule() -> None:
+    """Game 3's segment (``test_segment.py``): the databases' values rate the six seeds
+    North's capture left a draw (24-24), their game bounds leave all six open; under the
+    rule North forces its win from there, whatever South does (it won all three games
+    25-23, South on our side)."""
+    values, bounds = retrograde.build(6), retrograde.game_bounds(6)
+    p = Position.from_text(GAME_3_START)
+    assert retrograde.lookup(values, to_relative(p.pits, 1)) == 2  # 22 + 2 = 20 + 4
+    north = prove_win(p, 1, values, bounds)
+    assert north.proven and north.plies == 42, north
+    assert not prove_win(p, 0, values, bounds, max_plies=10).proven
+
+
+def test_without_the_nodes_to_finish_nothing_is_proven() -> None:
+    values, bounds = retrograde.build(6), retrograde.game_bounds(6)
+    p = Position.from_text(GAME_3_START)
+    proof = prove_win(p, 1, values, bounds, max_nodes=50)
+    assert not proof.proven and proof.nodes > 50
+    assert np.isfinite(proof.plies)
