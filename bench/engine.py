@@ -11,6 +11,7 @@ Usage (each part can be chosen; figures are medians)::
     nice .venv/bin/python -m bench.engine --fit --samples 3000  # weights by regression
     .venv/bin/python -m bench.engine --load                   # opening the databases
     python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
+    python -m bench.engine --prove-losses match.log          # lost from a wrong rating?
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
 ``--our-engine CMD``) against any engine that speaks Aualé's protocol, both as
@@ -43,6 +44,7 @@ import numpy as np
 from companion import endgame_store
 from companion.engine_fit import fit, make_samples
 from companion.engine_match import OUR_ENGINE, GameResult, read_openings, run_match
+from companion.loss_proofs import RatedBoard, lost_games, rated_boards
 from companion.progress import Progress
 from core import Position
 from core.engine import retrograde
@@ -439,6 +441,59 @@ def main_match(
     return 0
 
 
+def main_prove_losses(path: Path, max_nodes: int) -> int:
+    """``python -m bench.engine --prove-losses FILE`` (returns the exit status)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        print(f"error: cannot read the match output {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    values = endgame_store.load()
+    stored = endgame_store.load_bounds()
+    if values is None or stored is None:
+        print(
+            "error: no endgame databases with game bounds: "
+            "oware-companion endgame build --max-seeds 22 --bounds",
+            file=sys.stderr,
+        )
+        return 2
+    games = lost_games(text)
+    if not games:
+        print(f"no game of {path} was lost from a position the databases rate won or drawn")
+        return 0
+    database = (values, endgame_store.database_seeds(values))
+    bounds = (stored[0], stored[1], endgame_store.database_seeds(stored[0]))
+    wrong = 0
+    for game in games:
+        side = "South" if game.side == 0 else "North"
+        print(f"game {game.number:3d} ours {side}:", flush=True)
+
+        def show(board: RatedBoard) -> None:
+            said = "won" if board.rated == 1.0 else "drawn"
+            verdict = (
+                f"lost under the rule (the other side forces its win in {board.proof.plies} plies)"
+                if board.proof.proven
+                else f"no proof ({board.proof.plies} plies searched in full)"
+            )
+            print(
+                f"  ply {board.ply:3d} {board.text} rated {said}: {verdict}, "
+                f"{board.proof.nodes:,} nodes",
+                flush=True,
+            )
+
+        boards = rated_boards(game, database, bounds, max_nodes, on_board=show)
+        if not boards:
+            print("  no position reached by a capture of at most 10 seeds is rated won or drawn")
+        elif boards[0].proof.proven:
+            wrong += 1
+    print(
+        f"{len(games)} games lost from a rating; in {wrong} of them the last position "
+        "reached by a capture rated won or drawn is lost under the cycle rule (a proof "
+        "for the other side): the rating there rests on the databases' convention"
+    )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.engine",
@@ -490,6 +545,20 @@ def main() -> int:
         help="--match-engine: start pair k from line k of FILE (cycling) instead: a line of "
         "moves, or a game line of this bench's output cut where play should resume",
     )
+    parser.add_argument(
+        "--prove-losses",
+        type=Path,
+        metavar="FILE",
+        help="for each game of a --match-engine output in FILE lost from a database rating, "
+        "whether the other side forces its win under the cycle rule where a capture left a "
+        "board rated won or drawn",
+    )
+    parser.add_argument(
+        "--proof-nodes",
+        type=int,
+        default=100_000,
+        help="--prove-losses: positions searched at most for each board",
+    )
     parser.add_argument("--tune", action="store_true", help="evaluation weights self-play")
     parser.add_argument("--fit", action="store_true", help="evaluation weights by regression")
     parser.add_argument(
@@ -520,6 +589,8 @@ def main() -> int:
         help=f"--tune: candidate weights ({' '.join(FEATURES)})",
     )
     args = parser.parse_args()
+    if args.prove_losses is not None:
+        return main_prove_losses(args.prove_losses, args.proof_nodes)
     if args.match_engine is not None:
         return main_match(
             args.match_engine,
