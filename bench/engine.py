@@ -441,7 +441,7 @@ def main_match(
     return 0
 
 
-def main_prove_losses(path: Path, max_nodes: int) -> int:
+def main_prove_losses(path: Path, max_nodes: int, max_seconds: float) -> int:
     """``python -m bench.engine --prove-losses FILE`` (returns the exit status)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -481,7 +481,7 @@ def main_prove_losses(path: Path, max_nodes: int) -> int:
                 flush=True,
             )
 
-        boards = rated_boards(game, database, bounds, max_nodes, on_board=show)
+        boards = rated_boards(game, database, bounds, max_nodes, show, max_seconds)
         if not boards:
             print("  no position reached by a capture of at most 10 seeds is rated won or drawn")
         elif boards[0].proof.proven:
@@ -559,6 +559,12 @@ def main() -> int:
         default=100_000,
         help="--prove-losses: positions searched at most for each board",
     )
+    parser.add_argument(
+        "--proof-seconds",
+        type=float,
+        default=120.0,
+        help="--prove-losses: seconds searched at most for each board",
+    )
     parser.add_argument("--tune", action="store_true", help="evaluation weights self-play")
     parser.add_argument("--fit", action="store_true", help="evaluation weights by regression")
     parser.add_argument(
@@ -590,7 +596,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.prove_losses is not None:
-        return main_prove_losses(args.prove_losses, args.proof_nodes)
+        return main_prove_losses(args.prove_losses, args.proof_nodes, args.proof_seconds)
     if args.match_engine is not None:
         return main_match(
             args.match_engine,

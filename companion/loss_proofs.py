@@ -72,10 +72,11 @@ def rated_boards(
     bounds: Bounds,
     max_nodes: int,
     on_board: Callable[[RatedBoard], None] | None = None,
+    max_seconds: float | None = None,
 ) -> list[RatedBoard]:
     """Each position of ``game`` reached by a capture, rated won or drawn for the first
     engine, of at most :data:`MAX_SEEDS` seeds, with the other side's proof there (the
-    last first), each given ``max_nodes`` positions to search."""
+    last first), each given ``max_nodes`` positions and ``max_seconds`` to search."""
     p = Position.initial()
     reached: list[tuple[int, Position, float]] = []
     for ply, pit in enumerate(game.moves):
@@ -88,7 +89,10 @@ def rated_boards(
     lows, highs, _ = bounds
     boards = []
     for ply, board, rated in reversed(reached):
-        proof = prove_win(board, 1 - game.side, values, (lows, highs), max_nodes=max_nodes)
+        other = 1 - game.side
+        proof = prove_win(
+            board, other, values, (lows, highs), max_nodes=max_nodes, max_seconds=max_seconds
+        )
         boards.append(RatedBoard(ply, board.to_text(), rated, proof))
         if on_board is not None:
             on_board(boards[-1])
