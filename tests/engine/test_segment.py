@@ -95,6 +95,19 @@ def test_a_plan_on_the_game_bounds_keeps_out_of_the_convention(database: np.ndar
     play_out(p, 0, 1, database, [3000], bounds=bounds)
 
 
+def random_endgame(rng: np.random.Generator, moves: int) -> Position | None:
+    """A random game played to 7 seeds or fewer, then up to ``moves`` - 1 random moves
+    more (into the segment, with a history); None where it ended or the board emptied."""
+    p = Position.initial()
+    while not p.is_over and sum(p.pits) > 7:
+        p = p.play(int(rng.choice(p.legal_moves())))
+    for _ in range(int(rng.integers(0, moves))):
+        if p.is_over:
+            break
+        p = p.play(int(rng.choice(p.legal_moves())))
+    return None if p.is_over or sum(p.pits) == 0 else p
+
+
 def outcome(mine: int, theirs: int) -> int:
     return (mine > theirs) - (mine < theirs)
 
@@ -256,14 +269,8 @@ def test_where_a_win_is_open_the_values_win_is_aimed_at_only_by_a_move_keeping_t
     rng = np.random.default_rng(11)
     opened = aimed = 0
     for _ in range(400):
-        p = Position.initial()
-        while not p.is_over and sum(p.pits) > 7:
-            p = p.play(int(rng.choice(p.legal_moves())))
-        for _ in range(int(rng.integers(0, 6))):
-            if p.is_over:
-                break
-            p = p.play(int(rng.choice(p.legal_moves())))
-        if p.is_over or sum(p.pits) == 0:
+        p = random_endgame(rng, 6)
+        if p is None:
             continue
         plan = segment_plan(p, database, bounds, guess=True)
         if plan is None or not plan.win_open:
@@ -360,14 +367,8 @@ def test_the_moves_that_hold_are_those_after_which_the_other_side_forces_no_win(
     rng = np.random.default_rng(17)
     checked = held = deeper = 0
     for _ in range(600):
-        p = Position.initial()
-        while not p.is_over and sum(p.pits) > 7:
-            p = p.play(int(rng.choice(p.legal_moves())))
-        for _ in range(int(rng.integers(0, 8))):
-            if p.is_over:
-                break
-            p = p.play(int(rng.choice(p.legal_moves())))
-        if p.is_over or sum(p.pits) == 0:
+        p = random_endgame(rng, 8)
+        if p is None:
             continue
         outlook = outlook_at(p, database, bounds)
         if outlook is None or outlook.plan is not None:
