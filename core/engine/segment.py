@@ -463,6 +463,8 @@ def _holds(
         """Whether the mover, to move at ``seen[1]`` after its move to ``seen[0]`` and the
         reply, has only moves into the other side's attractor, each seen in turn."""
         at = seen[1]
+        if ends[at] >= 0:
+            return bool(ends[at] < lose_below)  # the reply ended the game
         for j in range(int(count[at])):
             child = int(edges[at, j])
             if (high[at, j] >= lose_below) if child < 0 else not lost((*seen, child)):
