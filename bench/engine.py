@@ -43,7 +43,14 @@ import numpy as np
 
 from companion import endgame_store
 from companion.engine_fit import fit, make_samples
-from companion.engine_match import OUR_ENGINE, GameResult, read_openings, run_match
+from companion.engine_match import (
+    OUR_ENGINE,
+    Bounds,
+    Database,
+    GameResult,
+    read_openings,
+    run_match,
+)
 from companion.loss_proofs import RatedBoard, lost_games, rated_boards
 from companion.progress import Progress
 from core import Position
@@ -413,13 +420,8 @@ def main_match(
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    values = endgame_store.load()
-    database = (values, endgame_store.database_seeds(values)) if values is not None else None
-    stored = endgame_store.load_bounds()
-    bounds = None
-    if stored is not None:
-        bounds = (stored[0], stored[1], endgame_store.database_seeds(stored[0]))
-    elif database is not None:
+    database, bounds = _rating_databases()
+    if bounds is None and database is not None:
         print(
             "no game bounds stored (oware-companion endgame build --max-seeds N --bounds): "
             "no game is rated by what they prove"
@@ -441,6 +443,30 @@ def main_match(
     return 0
 
 
+def _rating_databases() -> tuple[Database | None, Bounds | None]:
+    """The cached values and game bounds as the match rates positions with them."""
+    values = endgame_store.load()
+    database = (values, endgame_store.database_seeds(values)) if values is not None else None
+    stored = endgame_store.load_bounds()
+    if stored is None:
+        return database, None
+    return database, (stored[0], stored[1], endgame_store.database_seeds(stored[0]))
+
+
+def _show_board(board: RatedBoard) -> None:
+    """One line of ``--prove-losses``: a rated board and what its proof found."""
+    said = "won" if board.rated == 1.0 else "drawn"
+    verdict = (
+        f"lost under the rule (the other side forces its win in {board.proof.plies} plies)"
+        if board.proof.proven
+        else f"no proof ({board.proof.plies} plies searched in full)"
+    )
+    print(
+        f"  ply {board.ply:3d} {board.text} rated {said}: {verdict}, {board.proof.nodes:,} nodes",
+        flush=True,
+    )
+
+
 def main_prove_losses(path: Path, max_nodes: int, max_seconds: float) -> int:
     """``python -m bench.engine --prove-losses FILE`` (returns the exit status)."""
     try:
@@ -448,9 +474,8 @@ def main_prove_losses(path: Path, max_nodes: int, max_seconds: float) -> int:
     except OSError as exc:
         print(f"error: cannot read the match output {path}: {exc.strerror}", file=sys.stderr)
         return 2
-    values = endgame_store.load()
-    stored = endgame_store.load_bounds()
-    if values is None or stored is None:
+    database, bounds = _rating_databases()
+    if database is None or bounds is None:
         print(
             "error: no endgame databases with game bounds: "
             "oware-companion endgame build --max-seeds 22 --bounds",
@@ -461,27 +486,11 @@ def main_prove_losses(path: Path, max_nodes: int, max_seconds: float) -> int:
     if not games:
         print(f"no game of {path} was lost from a position the databases rate won or drawn")
         return 0
-    database = (values, endgame_store.database_seeds(values))
-    bounds = (stored[0], stored[1], endgame_store.database_seeds(stored[0]))
     wrong = 0
     for game in games:
         side = "South" if game.side == 0 else "North"
         print(f"game {game.number:3d} ours {side}:", flush=True)
-
-        def show(board: RatedBoard) -> None:
-            said = "won" if board.rated == 1.0 else "drawn"
-            verdict = (
-                f"lost under the rule (the other side forces its win in {board.proof.plies} plies)"
-                if board.proof.proven
-                else f"no proof ({board.proof.plies} plies searched in full)"
-            )
-            print(
-                f"  ply {board.ply:3d} {board.text} rated {said}: {verdict}, "
-                f"{board.proof.nodes:,} nodes",
-                flush=True,
-            )
-
-        boards = rated_boards(game, database, bounds, max_nodes, show, max_seconds)
+        boards = rated_boards(game, database, bounds, max_nodes, _show_board, max_seconds)
         if not boards:
             print("  no position reached by a capture of at most 10 seeds is rated won or drawn")
         elif boards[0].proof.proven:

@@ -87,9 +87,9 @@ def rated_boards(
         p = p.play(pit)
     values, _ = database
     lows, highs, _ = bounds
+    other = 1 - game.side
     boards = []
     for ply, board, rated in reversed(reached):
-        other = 1 - game.side
         proof = prove_win(
             board, other, values, (lows, highs), max_nodes=max_nodes, max_seconds=max_seconds
         )
