@@ -32,19 +32,24 @@ it both): a win from 23-22, a draw from 23-23.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from core.engine.analysis import segment_plan, since_capture
+from core.engine._jit import njit
+from core.engine.analysis import since_capture
 from core.engine.kernel import to_relative
-from core.engine.ranking import layer_offset
-from core.engine.retrograde import lookup
+from core.engine.ranking import layer_size
+from core.engine.segment import MAX_SEEDS, Segment, _attractor, play_out
 from core.position import Position
 
 U8 = npt.NDArray[np.uint8]
+I8 = npt.NDArray[np.int8]
+I32 = npt.NDArray[np.int32]
+BOOL = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -75,58 +80,207 @@ def prove_win(
     """Whether ``winner`` (0 South, 1 North) forces the win from ``position``, with its
     history, under Abapa's cycle rule; ``values`` and ``bounds`` the endgame databases
     and their game bounds, holding every layer under the position's. The search stops
-    unproven past ``max_nodes`` positions or ``max_seconds`` (a node of ten seeds plays
-    out a segment of up to 400,000 positions: about a fifth of a second)."""
-    nodes = 0
-    deadline = None if max_seconds is None else time.perf_counter() + max_seconds
-    # each deepening visits the shallower nodes again, with the same histories: what
-    # their segments settle is kept (a node is its position and the positions since
-    # the last capture)
-    settled: dict[tuple[tuple[tuple[int, ...], int], ...], bool | None] = {}
+    unproven past ``max_nodes`` positions or ``max_seconds``; a board of more than
+    :data:`core.engine.segment.MAX_SEEDS` seeds is not searched (nothing proven)."""
+    if position.is_over:
+        return Proof(position.scores[winner] > position.scores[1 - winner], 0, 1)
+    mover = position.to_move
+    root = to_relative(position.pits, mover)
+    n = int(root.sum())
+    if n > MAX_SEEDS:
+        return Proof(False, 0, 0)
+    history = [
+        (to_relative(p.pits, p.to_move), p.to_move == mover) for p in since_capture(position)
+    ]
+    # the segment once, every position the play can reach before a capture (a layer of
+    # ten seeds holds 705,432 boards counting both movers): each node of the search is a
+    # node of it with the path that led there
+    segment = play_out(root, history, values, 2 * layer_size(n), bounds)
+    if segment is None:
+        return Proof(False, 0, 0)
+    mine, theirs = position.stores[mover], position.stores[1 - mover]
+    # the root's mover ends with x of the n seeds: it wins from x >= win_from and loses
+    # below lose_below (the same where no draw is possible)
+    win_from = (theirs + n - mine) // 2 + 1
+    lose_below = (theirs + n - mine + 1) // 2
+    player, threshold = (0, win_from) if winner == mover else (1, lose_below)
+    return prove_share(segment, player, threshold, max_plies, max_nodes, max_seconds)
 
-    def won(p: Position, plies: int, root: bool) -> bool:
-        nonlocal nodes
-        nodes += 1
-        if nodes > max_nodes or (deadline is not None and time.perf_counter() > deadline):
+
+def prove_share(
+    segment: Segment,
+    player: int,
+    threshold: int,
+    max_plies: int = 80,
+    max_nodes: int = 200_000,
+    max_seconds: float | None = None,
+) -> Proof:
+    """Whether ``player`` forces, from the root of an explored ``segment`` (with the
+    history it was explored with), that the root's mover ends with at least
+    ``threshold`` of the seeds now on the board (``player`` 0, the root's mover) or with
+    fewer (1, the other side), under the cycle rule; budget as :func:`prove_win`'s.
+
+    >>> from core.engine import retrograde
+    >>> from core.engine.segment import play_out
+    >>> values, bounds = retrograde.build(2), retrograde.game_bounds(2)
+    >>> root = np.array([0, 1, 0, 0, 0, 1] + [0] * 6, dtype=np.int8)  # (South's two)
+    >>> segment = play_out(root, [], values, bounds=bounds)
+    >>> [prove_share(segment, player, 1).proven for player in (0, 1)]
+    [True, False]
+    >>> [prove_share(segment, player, 2).proven for player in (0, 1)]
+    [False, True]
+    """
+    if threshold <= 0 or threshold > segment.seeds:
+        # out of the segment's reach: every ending gives the root's mover at least 0
+        # seeds and at most all of them
+        return Proof((threshold <= 0) == (player == 0), 0, 1)
+    return _PathSearch(segment, player, threshold).prove(max_plies, max_nodes, max_seconds)
+
+
+class _PathSearch:
+    """The AND-OR search over the paths of one explored segment for ``player`` (0 the
+    root's mover, 1 the other side): it wants the root's mover at ``threshold`` seeds or
+    more (player 0) or below (player 1)."""
+
+    def __init__(self, segment: Segment, player: int, threshold: int) -> None:
+        self.segment = segment
+        self.player = player
+        self.threshold = threshold
+        total = segment.graph[0]
+        # a path's positions as a set: the XOR of a random number per position
+        draw = random.Random(total)
+        self.keys = [draw.getrandbits(64) for _ in range(total)]
+        self.on_path = np.zeros(total, dtype=np.bool_)
+        # what the attractors settle for a node with the positions of its path seen
+        # (depth does not matter to them, so the deepenings share it)
+        self.settled: dict[tuple[int, int], int] = {}
+        self.nodes = 0
+        self.max_nodes = 0
+        self.deadline: float | None = None
+
+    def prove(self, max_plies: int, max_nodes: int, max_seconds: float | None) -> Proof:
+        """Deepen two plies at a time until proven, or out of plies or budget."""
+        self.max_nodes = max_nodes
+        self.deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+        searched = 0
+        try:
+            for plies in range(0, max_plies + 1, 2):
+                self.on_path[0] = True
+                if self._won(0, self.keys[0], plies):
+                    return Proof(True, plies, self.nodes)
+                searched = plies
+        except _OutOfNodes:
+            pass
+        return Proof(False, searched, self.nodes)
+
+    def _good(self, seeds: int) -> bool:
+        """Whether an ending at ``seeds`` to the root's mover is what the player wants."""
+        return seeds >= self.threshold if self.player == 0 else seeds < self.threshold
+
+    def _won(self, node: int, key: int, plies: int) -> bool:
+        """Whether the player forces its result from ``node``, the last position of the
+        path (``on_path``, whose set ``key`` names), within ``plies`` more."""
+        self.nodes += 1
+        if self.nodes > self.max_nodes or (
+            self.deadline is not None and time.perf_counter() > self.deadline
+        ):
             raise _OutOfNodes
-        if p.is_over:
-            return p.scores[winner] > p.scores[1 - winner]
-        if p.prev is None and not root:
-            return _capture_won(p, winner, bounds)
-        key = tuple((q.pits, q.to_move) for q in (*since_capture(p), p))
-        if key not in settled:
-            plan = segment_plan(p, values, bounds)
-            settled[key] = None
-            if plan is not None and (plan.result == 1 or p.to_move != winner):
-                # the winner forces its win, or the other side a draw at least
-                settled[key] = p.to_move == winner
-        known = settled[key]
-        if known is not None:
-            return known
+        total, side, edges, count, ends, first, preds = self.segment.graph
+        if ends[node] >= 0:
+            return self._good(int(ends[node]))
+        known = self.settled.get((node, key))
+        if known is None:
+            known = _settle(
+                total,
+                side,
+                edges,
+                count,
+                ends,
+                self.segment.low,
+                self.segment.high,
+                self.segment.own,
+                first,
+                preds,
+                self.on_path,
+                node,
+                self.threshold,
+                self.player,
+            )
+            self.settled[(node, key)] = known
+        if known != 0:
+            return known > 0
         if plies == 0:
             return False
-        children = (won(p.play(pit), plies - 1, False) for pit in p.legal_moves())
-        return any(children) if p.to_move == winner else all(children)
+        chooses = side[node] == self.player
+        worth = self.segment.low if self.player == 0 else self.segment.high
+        for k in range(int(count[node])):
+            child = int(edges[node, k])
+            if child < 0:  # a capture, an ending, or a return to the history's positions
+                good = self._good(int(worth[node, k]))
+            elif self.on_path[child]:  # a return to the path: the game ends there
+                good = self._good(int(self.segment.own[child]))
+            else:
+                self.on_path[child] = True
+                good = self._won(child, key ^ self.keys[child], plies - 1)
+                self.on_path[child] = False
+            if good == chooses:
+                return good  # one good move for the player, one escape for the other
+        return not chooses
 
-    searched = 0
-    try:
-        for plies in range(0, max_plies + 1, 2):
-            if won(position, plies, True):
-                return Proof(True, plies, nodes)
-            searched = plies
-    except _OutOfNodes:
-        pass
-    return Proof(False, searched, nodes)
 
-
-def _capture_won(p: Position, winner: int, bounds: tuple[U8, U8]) -> bool:
-    """Whether the board a capture made (no history) is the winner's by the game bound
-    worst for it; False where its layer is not held."""
-    mover = p.to_move
-    board = to_relative(p.pits, mover)
-    seeds = int(board.sum())
-    if layer_offset(seeds + 1) > min(bounds[0].shape[0], bounds[1].shape[0]):
-        return False
-    share = lookup(bounds[0] if mover == winner else bounds[1], board) if seeds else 0
-    total = p.stores[winner] + (share if mover == winner else seeds - share)
-    return 2 * total > p.stores[0] + p.stores[1] + seeds
+@njit
+def _settle(
+    total: int,
+    side: I8,
+    edges: I32,
+    count: I32,
+    ends: I32,
+    low: I32,
+    high: I32,
+    own: I32,
+    first: I32,
+    preds: I32,
+    on_path: BOOL,
+    node: int,
+    threshold: int,
+    player: int,
+) -> int:
+    """1 where ``player`` forces its result from ``node`` in finitely many moves, the
+    positions marked ``on_path`` seen (a return to one ends the game), -1 where the
+    other side forces the opposite, 0 neither. Each side counts a capture at the bound
+    worst for it (``low`` for player 0)."""
+    order = np.zeros(total, dtype=np.int32)
+    mine, theirs = (low, high) if player == 0 else (high, low)
+    _attractor(
+        total,
+        side,
+        edges,
+        mine,
+        count,
+        ends,
+        first,
+        preds,
+        threshold,
+        player,
+        order,
+        on_path,
+        own,
+    )
+    if order[node] >= 0:
+        return 1
+    _attractor(
+        total,
+        side,
+        edges,
+        theirs,
+        count,
+        ends,
+        first,
+        preds,
+        threshold,
+        1 - player,
+        order,
+        on_path,
+        own,
+    )
+    return -1 if order[node] >= 0 else 0

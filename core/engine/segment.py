@@ -74,6 +74,7 @@ I8 = npt.NDArray[np.int8]
 U8 = npt.NDArray[np.uint8]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
+BOOL = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -237,11 +238,16 @@ def _attractor(
     threshold: int,
     player: int,
     order: I32,
+    seen: BOOL,
+    own: I32,
 ) -> None:
     """The positions from which ``player`` (0 the root's mover, 1 the other) forces an
     ending of its liking in finitely many moves: for player 0 worth at least
     ``threshold`` seeds to the root's mover, for player 1 less than that. ``order[i]``:
-    when node ``i`` entered (-1 never), so that play along entering order ends."""
+    when node ``i`` entered (-1 never), so that play along entering order ends.
+
+    A move into a node marked in ``seen`` (positions played since the root, beyond the
+    history the segment was explored with) ends the game there, worth ``own`` of it."""
     need = np.zeros(total, dtype=np.int32)
     queue = np.zeros(total, dtype=np.int32)
     tail = 0
@@ -253,8 +259,9 @@ def _attractor(
         else:
             good_exits = 0
             for k in range(count[i]):
-                if edges[i, k] < 0:
-                    v = fixed[i, k]
+                c = edges[i, k]
+                if c < 0 or seen[c]:
+                    v = fixed[i, k] if c < 0 else own[c]
                     if (v >= threshold) if player == 0 else (v < threshold):
                         good_exits += 1
             # the player's own node needs one good move, the other's all of them
@@ -267,6 +274,8 @@ def _attractor(
     while head < tail:
         node = queue[head]
         head += 1
+        if seen[node]:
+            continue  # the moves into it end the game: counted as endings above
         for j in range(first[node], first[node + 1]):
             p = preds[j]
             if order[p] >= 0:
@@ -297,6 +306,86 @@ def _predecessors(total: int, edges: I32, count: I32, first: I32, preds: I32) ->
             if c >= 0:
                 preds[fill[c]] = i
                 fill[c] += 1
+
+
+Graph = tuple[int, I8, I32, I32, I32, I32, I32]
+"""An explored segment as the attractors read it: (positions, side, edges, count, ends,
+first, preds); see :func:`_explore` and :func:`_predecessors`."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Every position of a root's segment and the moves between them (see
+    :func:`_explore` for what each array holds, node 0 the root)."""
+
+    seeds: int
+    """Seeds on the board."""
+    graph: Graph
+    low: I32
+    """Per move leaving the segment: at least what it is worth to the root's mover."""
+    high: I32
+    """Per move leaving the segment: at most what it is worth to the root's mover."""
+    by_values: I32
+    """Per move leaving the segment: its worth by the databases' values."""
+    own: I32
+    """Per position: the seeds on the root's mover's side (its share where a return to
+    the position ends the game)."""
+
+
+def play_out(
+    root: I8,
+    history: list[tuple[I8, bool]],
+    values: U8,
+    max_nodes: int = MAX_NODES,
+    bounds: tuple[U8, U8] | None = None,
+) -> Segment | None:
+    """Explore the segment of the mover-relative ``root`` (arguments as
+    :func:`solve_segment`'s); None past ``max_nodes`` positions, above :data:`MAX_SEEDS`
+    seeds, on an empty board or without the databases' layers under the root."""
+    root = np.ascontiguousarray(root, dtype=np.int8)
+    n = int(root.sum())
+    lows, highs = (values, values) if bounds is None else bounds
+    if n > MAX_SEEDS or n == 0 or min(lows.shape[0], highs.shape[0], values.shape[0]) < OFFSETS[n]:
+        return None
+    hist = np.zeros((len(history), 12), dtype=np.int8)
+    hist_side = np.zeros(len(history), dtype=np.int64)
+    for j, (board, root_mover) in enumerate(history):
+        hist[j] = board
+        hist_side[j] = 0 if root_mover else 1
+    cap = min(max_nodes, 2 * layer_size(n))
+    side = np.zeros(cap, dtype=np.int8)
+    edges = np.zeros((cap, 6), dtype=np.int32)
+    fixed = np.zeros((cap, 6), dtype=np.int32)
+    fixed_high = np.zeros((cap, 6), dtype=np.int32)
+    fixed_value = np.zeros((cap, 6), dtype=np.int32)
+    count = np.zeros(cap, dtype=np.int32)
+    ends = np.zeros(cap, dtype=np.int32)
+    own = np.zeros(cap, dtype=np.int32)
+    total = _explore(
+        root,
+        hist,
+        hist_side,
+        lows,
+        highs,
+        values,
+        OFFSETS,
+        cap,
+        side,
+        edges,
+        fixed,
+        fixed_high,
+        fixed_value,
+        count,
+        ends,
+        own,
+    )
+    if total < 0:
+        return None
+    first = np.zeros(total + 1, dtype=np.int32)
+    preds = np.zeros(max(1, int((edges[:total] >= 0).sum())), dtype=np.int32)
+    _predecessors(total, edges, count, first, preds)
+    graph = (total, side, edges, count, ends, first, preds)
+    return Segment(n, graph, fixed, fixed_high, fixed_value, own)
 
 
 def solve_segment(
@@ -346,53 +435,17 @@ def segment_outlook(
     not played out (too many seeds or positions, no database under the root, or a
     result the segment no longer decides), arguments as :func:`solve_segment`'s."""
     root = np.ascontiguousarray(root, dtype=np.int8)
-    n = int(root.sum())
-    lows, highs = (values, values) if bounds is None else bounds
-    if n > MAX_SEEDS or n == 0 or min(lows.shape[0], highs.shape[0], values.shape[0]) < OFFSETS[n]:
+    segment = play_out(root, history, values, max_nodes, bounds)
+    if segment is None:
         return None
-    hist = np.zeros((len(history), 12), dtype=np.int8)
-    hist_side = np.zeros(len(history), dtype=np.int64)
-    for j, (board, root_mover) in enumerate(history):
-        hist[j] = board
-        hist_side[j] = 0 if root_mover else 1
-    cap = min(max_nodes, 2 * layer_size(n))
-    side = np.zeros(cap, dtype=np.int8)
-    edges = np.zeros((cap, 6), dtype=np.int32)
-    fixed = np.zeros((cap, 6), dtype=np.int32)
-    fixed_high = np.zeros((cap, 6), dtype=np.int32)
-    fixed_value = np.zeros((cap, 6), dtype=np.int32)
-    count = np.zeros(cap, dtype=np.int32)
-    ends = np.zeros(cap, dtype=np.int32)
-    own = np.zeros(cap, dtype=np.int32)
-    total = _explore(
-        root,
-        hist,
-        hist_side,
-        lows,
-        highs,
-        values,
-        OFFSETS,
-        cap,
-        side,
-        edges,
-        fixed,
-        fixed_high,
-        fixed_value,
-        count,
-        ends,
-        own,
-    )
-    if total < 0:
-        return None
-    first = np.zeros(total + 1, dtype=np.int32)
-    preds = np.zeros(max(1, int((edges[:total] >= 0).sum())), dtype=np.int32)
-    _predecessors(total, edges, count, first, preds)
+    n = segment.seeds
+    graph = segment.graph
+    fixed, fixed_high, fixed_value = segment.low, segment.high, segment.by_values
     # the root's mover ends with x of the n seeds: mine + x against theirs + n - x
     win_from = (theirs + n - mine) // 2 + 1
     draw_at = (theirs + n - mine) // 2 if (theirs + n - mine) % 2 == 0 else -1
     if win_from <= 0 or win_from > n + 1:
         return None  # the result no longer depends on the segment (or a win is out of reach)
-    graph = (total, side, edges, count, ends, first, preds)
     plan = _plan(graph, root, n, win_from, draw_at, fixed, fixed_high, bounds is not None)
     on_values = None
     if guess and bounds is not None and (plan is None or plan.win_open):
@@ -407,11 +460,11 @@ def segment_outlook(
         return SegmentOutlook(None, None)
     # below this many seeds the mover loses (no draw where the total is odd)
     lose_below = draw_at if draw_at >= 0 else win_from
-    return SegmentOutlook(on_values, _holds(graph, own, root, n, lose_below, fixed_high))
+    return SegmentOutlook(on_values, _holds(graph, segment.own, root, n, lose_below, fixed_high))
 
 
 def _holds(
-    graph: tuple[int, I8, I32, I32, I32, I32, I32],
+    graph: Graph,
     own: I32,
     root: I8,
     n: int,
@@ -431,24 +484,29 @@ def _holds(
     172)."""
     if lose_below <= 0 or lose_below > n:
         return None  # the mover cannot lose, or cannot but lose
-    total, side, edges, count, ends, _, _ = graph
-    edges = edges[:total]
+    total, side, edges, count, ends, first, preds = graph
     order = np.zeros(total, dtype=np.int32)
-    first = np.zeros(total + 1, dtype=np.int32)
 
     def lost(seen: tuple[int, ...]) -> bool:
         """Whether the last of ``seen`` is in the other side's attractor, with every node
         of ``seen`` a position a return to ends the game at."""
-        into = np.zeros(edges.shape, dtype=np.bool_)
-        worth = high[:total].copy()
-        for node in seen:  # (unused slots hold 0, the root, never one of these)
-            hit = edges == node
-            into |= hit
-            worth[hit] = own[node]
-        cut = np.where(into, -1, edges).astype(np.int32)
-        preds = np.zeros(max(1, int((cut >= 0).sum())), dtype=np.int32)
-        _predecessors(total, cut, count, first, preds)
-        _attractor(total, side, cut, worth, count, ends, first, preds, lose_below, 1, order)
+        marked = np.zeros(total, dtype=np.bool_)
+        marked[list(seen)] = True
+        _attractor(
+            total,
+            side,
+            edges,
+            high,
+            count,
+            ends,
+            first,
+            preds,
+            lose_below,
+            1,
+            order,
+            marked,
+            own,
+        )
         return bool(order[seen[-1]] >= 0)
 
     moves = np.zeros(6, dtype=np.int64)
@@ -489,7 +547,7 @@ def _holds(
 
 
 def _plan(
-    graph: tuple[int, I8, I32, I32, I32, I32, I32],
+    graph: Graph,
     root: I8,
     n: int,
     win_from: int,
@@ -503,6 +561,8 @@ def _plan(
     ``high`` when the other side does (``proven``: by the game bounds)."""
     total, side, edges, count, ends, first, preds = graph
     order = np.zeros(total, dtype=np.int32)
+    unseen = np.zeros(total, dtype=np.bool_)
+    own = np.zeros(total, dtype=np.int32)
 
     def in_attractor(threshold: int, player: int) -> bool:
         """Whether the root is in ``player``'s attractor for ``threshold`` (see
@@ -511,7 +571,21 @@ def _plan(
             return player == 1  # no ending gives the mover more than every seed
         # each player counts an exit at the bound worst for it
         worth = low if player == 0 else high
-        _attractor(total, side, edges, worth, count, ends, first, preds, threshold, player, order)
+        _attractor(
+            total,
+            side,
+            edges,
+            worth,
+            count,
+            ends,
+            first,
+            preds,
+            threshold,
+            player,
+            order,
+            unseen,
+            own,
+        )
         return bool(order[0] >= 0)
 
     win_open = False
