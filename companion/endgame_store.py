@@ -28,7 +28,12 @@ Layout (``<cache>/endgame/abapa-v1/``, ``<cache>`` from platformdirs, e.g.
   laid out as ``values.u8`` and appended layer by layer the same way, both
   files at once; the shorter decides which layers are whole. They say which
   values hold under the real cycle rule (``L == U``) and what each side can
-  force where they do not; the match bench rates games by them.
+  force where they do not; the match bench rates games by them. The layers up to
+  :data:`core.engine.tighten.CLOSED_UP_TO` seeds are closed by proofs under the cycle
+  rule as they are built (:func:`core.engine.tighten.tighten_layer`), and every layer
+  above is swept from them; ``bounds-closed.txt`` says up to which layer, and with what
+  budget, the stored bounds were closed so (a build with other settings sweeps them all
+  again).
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -49,7 +54,7 @@ from typing import BinaryIO, TextIO
 import numpy as np
 import platformdirs
 
-from core.engine import retrograde
+from core.engine import retrograde, tighten
 from core.engine.ranking import layer_offset, layer_size
 
 #: Bump when the stored values change meaning; part of the directory name.
@@ -311,12 +316,20 @@ def _build_bounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`build_bounds` with the lock held."""
     paths = bounds_paths(root)
+    closing = f"{tighten.CLOSED_UP_TO} {tighten.PROOF_NODES}"
+    marker = paths[0].parent / "bounds-closed.txt"
     first = min(complete_bound_layers(root), max_seeds + 1)
+    if not marker.exists() or marker.read_text().strip() != closing:
+        first = 0  # bounds closed otherwise (or not at all): every layer again
     lows = retrograde.empty_values(max_seeds)
     highs = retrograde.empty_values(max_seeds)
     for array, path in zip((lows, highs), paths, strict=True):
         if path.exists():
             array[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
+    # the proofs play segments out with the values' layers under them (never read for
+    # what they prove)
+    closed = min(max_seeds, tighten.CLOSED_UP_TO)
+    values = np.fromfile(values_path(root), np.uint8, layer_offset(closed + 1))
     bar = ProgressBar(first, max_seeds, stream, label="bounds") if show_progress else None
     with paths[0].open("ab") as low_out, paths[1].open("ab") as high_out:
         for out in (low_out, high_out):
@@ -324,6 +337,9 @@ def _build_bounds(
         for seeds in range(first, max_seeds + 1):
             started = time.perf_counter()
             still_open = retrograde.bound_layer(seeds, lows, highs, bar.update if bar else None)
+            if 2 <= seeds <= closed:
+                report = tighten.tighten_layer(seeds, lows, highs, values)
+                still_open -= report.closed
             start, stop = layer_offset(seeds), layer_offset(seeds + 1)
             _append(low_out, lows[start:stop])
             _append(high_out, highs[start:stop])
@@ -339,6 +355,8 @@ def _build_bounds(
                         "bounds": 1,
                     }
                 )
+            if seeds == closed:
+                marker.write_text(closing + "\n")
     if bar is not None:
         bar.finish()
     return lows, highs

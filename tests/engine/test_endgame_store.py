@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from companion import endgame_store
-from core.engine import retrograde
+from core.engine import retrograde, tighten
 from core.engine.analysis import analyze, make_searcher
 from core.engine.ranking import layer_offset, layer_size
 from core.position import Position
@@ -115,7 +115,15 @@ def test_game_bounds_are_stored_beside_the_values_and_resume(tmp_path: Path) -> 
     assert "bounds [" in stream.getvalue()
     assert endgame_store.complete_bound_layers(tmp_path) == 7
     stored = endgame_store.load_bounds(root=tmp_path)
-    expect = retrograde.game_bounds(7)
+    values = retrograde.build(8)
+    expect = tighten.closed_bounds(7, values)
+    # the layers up to five seeds closed by proofs, those above swept from them
+    assert tighten.CLOSED_UP_TO == 5
+    games = retrograde.game_bounds(7)
+    assert (games[0] <= expect[0]).all() and (expect[1] <= games[1]).all()
+    small = layer_offset(tighten.CLOSED_UP_TO + 1)
+    assert np.array_equal(expect[0][:small], expect[1][:small])
+    assert (expect[0] < expect[1]).sum() < (games[0] < games[1]).sum()
     assert stored is not None
     assert np.array_equal(stored[0], expect[0]) and np.array_equal(stored[1], expect[1])
     # a build stopped while appending layer 7 to one file: the next one cuts and redoes it
@@ -128,9 +136,16 @@ def test_game_bounds_are_stored_beside_the_values_and_resume(tmp_path: Path) -> 
     assert [int(f["seeds"]) for f in figures] == [7, 8]
     assert low_path.stat().st_size == high_path.stat().st_size == layer_offset(9)
     again = endgame_store.load_bounds(7, root=tmp_path)
-    expect = retrograde.game_bounds(8)
+    expect = tighten.closed_bounds(8, values)
     assert again is not None and np.array_equal(again[0], expect[0])
     assert np.array_equal(again[1], expect[1])
+    # bounds closed with other settings (an older version's, none at all): all again
+    marker = low_path.parent / "bounds-closed.txt"
+    assert marker.read_text().split() == [str(tighten.CLOSED_UP_TO), str(tighten.PROOF_NODES)]
+    marker.unlink()
+    figures.clear()
+    endgame_store.build_bounds(8, root=tmp_path, show_progress=False, on_layer=figures.append)
+    assert [int(f["seeds"]) for f in figures] == list(range(9)) and marker.exists()
 
 
 def test_no_bounds_are_stored_unless_asked(tmp_path: Path) -> None:

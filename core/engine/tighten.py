@@ -1,0 +1,128 @@
+"""Closing the game bounds of small layers with proofs under the cycle rule.
+
+The game bounds (:func:`core.engine.retrograde.game_bounds`) of a board reached by a
+capture (no history) hold under Abapa's real cycle rule, but the two-bound construction
+leaves many boards open (``L < U``): what the mover gets there depends on which
+positions the play goes through, and a return to one ends the game. The path search of
+:mod:`core.engine.proof` settles such a board threshold by threshold: the mover forces
+at least ``t`` of the seeds, or the other side keeps it below ``t``. A binary search over
+``t`` between the bounds closes the board where every proof it asks for comes within the
+budget, and narrows it otherwise.
+
+A layer's boards never lead into each other through a capture, only into lower layers,
+so closing the lower layers first gives each proof the tightest scores for its
+captures; the layers above then need their bounds swept again
+(:func:`core.engine.retrograde.bound_layer`), their own captures now scored by the
+closed ones.
+
+>>> from core.engine import retrograde
+>>> values = retrograde.build(3)
+>>> lows, highs = retrograde.game_bounds(4)
+>>> open_before = int((lows < highs).sum())
+>>> report = tighten_layer(3, lows, highs, values)
+>>> report.closed > 0 and int((lows < highs).sum()) == open_before - report.closed
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from core.engine import retrograde
+from core.engine.proof import prove_share
+from core.engine.ranking import CUMULATIVE, layer_offset, layer_size, unrank_into
+from core.engine.segment import MAX_SEEDS, play_out
+
+U8 = npt.NDArray[np.uint8]
+
+#: The layers whose bounds the store closes as it builds them: up to 5 seeds every board
+#: closes, in seconds (the six-seed layer's 1,528 boards open, with the layers under it
+#: closed, would take about 40 minutes at 5,000 nodes a proof, and one in five of them
+#: would stay open).
+CLOSED_UP_TO = 5
+#: The budget of each proof there (one threshold of one board).
+PROOF_NODES = 20_000
+
+#: ``progress(done, total)``: boards of the layer looked at so far, of how many open.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class LayerReport:
+    """What :func:`tighten_layer` did to one layer."""
+
+    seeds: int
+    open_before: int
+    """Boards with ``L < U`` before."""
+    closed: int
+    """Of those, boards whose exact value every proof settled (``L == U`` now)."""
+    narrowed: int
+    """Boards left open with a narrower interval."""
+    proofs: int
+    """Proofs asked for, settled or not."""
+
+
+def tighten_layer(
+    seeds: int,
+    lows: U8,
+    highs: U8,
+    values: U8,
+    max_nodes: int = PROOF_NODES,
+    progress: Progress | None = None,
+) -> LayerReport:
+    """Close what the proofs can of layer ``seeds`` of the game bounds ``lows`` and
+    ``highs`` (flat, laid out as the databases; written in place), every layer under it
+    already as tight as it will be; ``values`` the databases, holding those layers.
+    ``max_nodes``: the budget of each proof (one threshold of one board)."""
+    if seeds > MAX_SEEDS:
+        raise ValueError(f"a segment of {seeds} seeds is not played out (at most {MAX_SEEDS})")
+    start = layer_offset(seeds)
+    size = layer_size(seeds)
+    todo = np.flatnonzero(lows[start : start + size] < highs[start : start + size])
+    board = np.zeros(12, dtype=np.int8)
+    closed = narrowed = proofs = 0
+    for done, index in enumerate(todo):
+        at = start + int(index)
+        low, high = int(lows[at]), int(highs[at])
+        unrank_into(int(index), seeds, CUMULATIVE, board)
+        segment = play_out(board, [], values, 2 * size, (lows, highs))
+        if segment is not None:
+            # the value lies in [low, high]: halve the interval while the proofs come
+            while low < high:
+                threshold = (low + high + 1) // 2
+                proofs += 1
+                if prove_share(segment, 0, threshold, max_nodes=max_nodes).proven:
+                    low = threshold
+                    continue
+                proofs += 1
+                if prove_share(segment, 1, threshold, max_nodes=max_nodes).proven:
+                    high = threshold - 1
+                    continue
+                break
+        if (low, high) != (int(lows[at]), int(highs[at])):
+            lows[at], highs[at] = low, high
+            closed += low == high
+            narrowed += low < high
+        if progress is not None:
+            progress(done + 1, len(todo))
+    return LayerReport(seeds, len(todo), closed, narrowed, proofs)
+
+
+def closed_bounds(
+    below: int, values: U8, up_to: int = CLOSED_UP_TO, max_nodes: int = PROOF_NODES
+) -> tuple[U8, U8]:
+    """:func:`core.engine.retrograde.game_bounds` of every layer under ``below``, those of
+    2 to ``up_to`` seeds closed by :func:`tighten_layer` as each is swept, the layers
+    above swept from them: what the store keeps. ``values``: the databases, holding the
+    layers up to ``up_to``."""
+    lows = np.zeros(layer_offset(below), dtype=np.uint8)
+    highs = np.zeros(layer_offset(below), dtype=np.uint8)
+    for seeds in range(below):
+        retrograde.bound_layer(seeds, lows, highs)
+        if 2 <= seeds <= up_to:
+            tighten_layer(seeds, lows, highs, values, max_nodes)
+    return lows, highs
