@@ -5,7 +5,7 @@ The computation lives in :mod:`core.engine.retrograde` (arrays in, arrays
 out, no I/O); this module decides where the bytes go, how a long build
 survives being interrupted, and how a companion opens them at start-up.
 
-Layout (``<cache>/endgame/abapa-v1/``, ``<cache>`` from platformdirs, e.g.
+Layout (``<cache>/endgame/abapa-v2/``, ``<cache>`` from platformdirs, e.g.
 ``~/.cache/oware-companion``):
 
 * ``values.u8`` — one byte per board, layers 0, 1, 2, ... one after the
@@ -20,20 +20,17 @@ Layout (``<cache>/endgame/abapa-v1/``, ``<cache>`` from platformdirs, e.g.
   cut by the next build, which resumes at the first missing layer
   (``endgame build --max-seeds N`` again). Builds take ``values.lock`` so
   that two companions never append to the file at once.
-* ``layer-NN.u8`` files (one file per layer, as earlier versions wrote
-  them) are appended to ``values.u8`` the first time the store is opened,
-  then removed.
-* ``bounds-low.u8`` and ``bounds-high.u8`` (``endgame build --bounds``): the
+* ``bounds-low.u8`` and ``bounds-high.u8`` (above 10 seeds, ``endgame build --bounds``): the
   game bounds of every board (:func:`core.engine.retrograde.game_bounds`),
   laid out as ``values.u8`` and appended layer by layer the same way, both
   files at once; the shorter decides which layers are whole. They say which
   values hold under the real cycle rule (``L == U``) and what each side can
-  force where they do not; the match bench rates games by them. The layers up to
-  :data:`core.engine.tighten.CLOSED_UP_TO` seeds are closed by proofs under the cycle
-  rule as they are built (:func:`core.engine.tighten.tighten_layer`), and every layer
-  above is swept from them; ``bounds-closed.txt`` says up to which layer, and with what
-  budget, the stored bounds were closed so (a build with other settings sweeps them all
-  again).
+  force where they do not; the match bench rates games by them. The bounds of the
+  layers up to :data:`core.engine.tighten.CLAMPED_UP_TO` seeds are always built with
+  the values, layer by layer, as :func:`core.engine.tighten.build_exact` does: those up
+  to ``close_up_to`` seeds closed by proofs under the cycle rule, and the values of
+  those layers clamped into them (where the bounds close, the value is the game's, not
+  the cycle convention's); every layer above is built on them.
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -42,6 +39,7 @@ simply not used.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import fcntl
 import os
@@ -57,8 +55,9 @@ import platformdirs
 from core.engine import retrograde, tighten
 from core.engine.ranking import layer_offset, layer_size
 
-#: Bump when the stored values change meaning; part of the directory name.
-FORMAT = "abapa-v1"
+#: Bump when the stored values change meaning; part of the directory name (v2: the
+#: values of small layers clamped into game bounds closed by proofs).
+FORMAT = "abapa-v2"
 
 #: Environment variable that overrides the cache directory (tests, shared installs).
 CACHE_ENV = "OWARE_COMPANION_CACHE"
@@ -80,11 +79,6 @@ def store_dir(root: Path | None = None) -> Path:
 def values_path(root: Path | None = None) -> Path:
     """The file of every layer, one after the other (the search's flat array)."""
     return store_dir(root) / "values.u8"
-
-
-def layer_path(seeds: int, root: Path | None = None) -> Path:
-    """Where earlier versions kept layer ``seeds`` in a file of its own."""
-    return store_dir(root) / f"layer-{seeds:02d}.u8"
 
 
 def bounds_paths(root: Path | None = None) -> tuple[Path, Path]:
@@ -138,37 +132,8 @@ def _locked(root: Path | None) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _adopt_layer_files(root: Path | None) -> None:
-    """Append the whole ``layer-NN.u8`` files that continue ``values.u8``, then remove
-    every layer file the values file covers (call with the lock held)."""
-    path = values_path(root)
-    size = path.stat().st_size if path.exists() else 0
-    whole = _whole_layers(size)
-    with path.open("ab") as out:
-        if size != layer_offset(whole):
-            out.truncate(layer_offset(whole))  # a stopped append
-        while True:
-            layer = layer_path(whole, root)
-            if not layer.exists() or layer.stat().st_size != layer_size(whole):
-                break
-            out.write(layer.read_bytes())
-            whole += 1
-        out.flush()
-        os.fsync(out.fileno())
-    for seeds in range(whole):
-        layer_path(seeds, root).unlink(missing_ok=True)
-
-
-def _has_layer_files(root: Path | None) -> bool:
-    directory = store_dir(root)
-    return directory.is_dir() and any(directory.glob("layer-*.u8"))
-
-
 def complete_layers(root: Path | None = None) -> int:
     """How many layers from 0 upwards are on disk and whole (the next to build)."""
-    if _has_layer_files(root):
-        with _locked(root):
-            _adopt_layer_files(root)
     path = values_path(root)
     return _whole_layers(path.stat().st_size) if path.exists() else 0
 
@@ -215,6 +180,10 @@ class ProgressBar:
             self._done_below(seeds), f"layer {seeds}/{self.last} sweep {sweep} ({changed} changed)"
         )
 
+    def proving(self, seeds: int, done: int, total: int) -> None:
+        """Called as the proofs closing a layer's game bounds go (its values built)."""
+        self._draw(self._done_below(seeds), f"layer {seeds}/{self.last} proofs {done}/{total}")
+
     def layer_done(self, seeds: int) -> None:
         """Called when layer ``seeds`` is built and saved: it counts as done."""
         self._draw(self._done_below(seeds + 1), f"layer {seeds}/{self.last} done")
@@ -258,30 +227,64 @@ def build(
     show_progress: bool = True,
     on_layer: LayerDone | None = None,
     bounds: bool = False,
+    close_up_to: int = tighten.CLOSED_UP_TO,
+    workers: int | None = None,
 ) -> np.ndarray:
     """Build (or finish building) every layer up to ``max_seeds`` and return them all.
 
     Layers already on disk are read, not rebuilt (the build needs every lower
     layer in memory). ``on_layer`` receives the figures of each layer built
-    (seeds, positions, sweeps, cyclic, seconds). With ``bounds``, the game bounds
-    are then brought up to ``max_seeds`` too (:func:`build_bounds`).
+    (seeds, positions, sweeps, cyclic, seconds; for the layers up to
+    :data:`core.engine.tighten.CLAMPED_UP_TO`, open: how many boards the game bounds
+    leave open, closed: how many proofs closed, clamped: values moved into the
+    bounds). The game bounds of those layers are built with the values; those up to
+    ``close_up_to`` seeds closed by proofs, ``workers`` processes sharing a layer (the
+    machine's cores by default). With ``bounds``, the game bounds are then brought up
+    to ``max_seeds`` too (:func:`build_bounds`).
     """
     with _locked(root):
-        _adopt_layer_files(root)
         path = values_path(root)
+        path.touch()
         first = min(_whole_layers(path.stat().st_size), max_seeds + 1)
+        small = tighten.CLAMPED_UP_TO + 1  # the layers built with their bounds
+        if first <= small:
+            # a build stopped between the values and the bounds of a layer redoes it
+            first = min(first, complete_bound_layers(root))
         values = retrograde.empty_values(max_seeds)
         values[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
+        lows = np.zeros(layer_offset(small), dtype=np.uint8)
+        highs = np.zeros(layer_offset(small), dtype=np.uint8)
+        below = min(first, small)
+        for array, bound_path in zip((lows, highs), bounds_paths(root), strict=True):
+            if below:
+                array[: layer_offset(below)] = np.fromfile(
+                    bound_path, np.uint8, layer_offset(below)
+                )
         bar = ProgressBar(first, max_seeds, stream) if show_progress else None
-        with path.open("ab") as out:
+        with contextlib.ExitStack() as files:
+            out = files.enter_context(path.open("ab"))
+            low_out = high_out = None
+            if first <= max_seeds:
+                # (a stopped append, or a layer whose bounds did not reach the disk)
+                out.truncate(layer_offset(first))
+            if first <= min(max_seeds, small - 1):
+                low_out, high_out = (
+                    files.enter_context(bound_path.open("ab")) for bound_path in bounds_paths(root)
+                )
+                for bound_out in (low_out, high_out):
+                    bound_out.truncate(layer_offset(first))
             for seeds in range(first, max_seeds + 1):
                 started = time.perf_counter()
                 info: dict[str, int | float] = dict(
                     retrograde.build_layer(seeds, values, bar.update if bar else None)
                 )
+                start, stop = layer_offset(seeds), layer_offset(seeds + 1)
+                if seeds < small and low_out is not None and high_out is not None:
+                    info.update(_close_layer(seeds, values, lows, highs, close_up_to, workers, bar))
+                    _append(low_out, lows[start:stop])
+                    _append(high_out, highs[start:stop])
                 info["seconds"] = time.perf_counter() - started
-                start = layer_offset(seeds)
-                _append(out, values[start : start + layer_size(seeds)])
+                _append(out, values[start:stop])
                 if bar is not None:
                     bar.layer_done(seeds)
                 if on_layer is not None:
@@ -291,6 +294,71 @@ def build(
         if bounds:
             _build_bounds(max_seeds, root, stream, show_progress, on_layer)
     return values
+
+
+def _close_layer(
+    seeds: int,
+    values: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    close_up_to: int,
+    workers: int | None,
+    bar: ProgressBar | None,
+) -> dict[str, int | float]:
+    """Layer ``seeds``'s game bounds (closed by proofs up to ``close_up_to`` seeds) and
+    its values clamped into them, as :func:`core.engine.tighten.build_exact` does."""
+    still_open = retrograde.bound_layer(seeds, lows, highs)
+    closed = 0
+    if 2 <= seeds <= close_up_to:
+        closed = _tighten(seeds, values, lows, highs, workers, bar)
+    clamped = tighten.clamp_layer(seeds, values, lows, highs)
+    return {"open": still_open - closed, "closed": closed, "clamped": clamped}
+
+
+def _tighten(
+    seeds: int,
+    values: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    workers: int | None,
+    bar: ProgressBar | None,
+) -> int:
+    """:func:`core.engine.tighten.tighten_layer` on layer ``seeds``, its open boards
+    dealt out to ``workers`` processes in parts (each proof plays out a segment of its
+    own: nothing is shared but the lower layers); returns how many boards closed."""
+    start, stop = layer_offset(seeds), layer_offset(seeds + 1)
+    todo = int(np.count_nonzero(lows[start:stop] < highs[start:stop]))
+    processes = workers or os.cpu_count() or 1
+    if processes == 1 or todo < 200:  # (a few seconds: not worth the processes)
+        return tighten.tighten_layer(seeds, lows, highs, values).closed
+    # enough parts for the bar to move and the processes to end together
+    parts = processes * 16
+    # copies: the pool sends a part's arguments when a process is free, by then the merge
+    # below has closed other boards, which would move the parts' shares of the open ones
+    below = (values[:stop].copy(), lows[:stop].copy(), highs[:stop].copy())
+    closed = done = 0
+    with concurrent.futures.ProcessPoolExecutor(processes) as pool:
+        futures = [pool.submit(_tighten_part, seeds, *below, part, parts) for part in range(parts)]
+        for future in concurrent.futures.as_completed(futures):
+            part_lows, part_highs, report = future.result()
+            # each part changed only its own boards, of the copies it was sent
+            moved = (part_lows != below[1][start:]) | (part_highs != below[2][start:])
+            lows[start:stop][moved] = part_lows[moved]
+            highs[start:stop][moved] = part_highs[moved]
+            closed += report.closed
+            done += report.open_before
+            if bar is not None:
+                bar.proving(seeds, done, todo)
+    return closed
+
+
+def _tighten_part(
+    seeds: int, values: np.ndarray, lows: np.ndarray, highs: np.ndarray, part: int, parts: int
+) -> tuple[np.ndarray, np.ndarray, tighten.LayerReport]:
+    """One process's share of :func:`_tighten`: its layer's bounds after the proofs."""
+    report = tighten.tighten_layer(seeds, lows, highs, values, part=part, parts=parts)
+    start = layer_offset(seeds)
+    return lows[start:], highs[start:], report
 
 
 def build_bounds(
@@ -316,20 +384,13 @@ def _build_bounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`build_bounds` with the lock held."""
     paths = bounds_paths(root)
-    closing = f"{tighten.CLOSED_UP_TO} {tighten.PROOF_NODES}"
-    marker = paths[0].parent / "bounds-closed.txt"
     first = min(complete_bound_layers(root), max_seeds + 1)
-    if not marker.exists() or marker.read_text().strip() != closing:
-        first = 0  # bounds closed otherwise (or not at all): every layer again
     lows = retrograde.empty_values(max_seeds)
     highs = retrograde.empty_values(max_seeds)
     for array, path in zip((lows, highs), paths, strict=True):
         if path.exists():
             array[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
-    # the proofs play segments out with the values' layers under them (never read for
-    # what they prove)
-    closed = min(max_seeds, tighten.CLOSED_UP_TO)
-    values = np.fromfile(values_path(root), np.uint8, layer_offset(closed + 1))
+    show_progress = show_progress and first <= max_seeds  # (nothing to build: no bar)
     bar = ProgressBar(first, max_seeds, stream, label="bounds") if show_progress else None
     with paths[0].open("ab") as low_out, paths[1].open("ab") as high_out:
         for out in (low_out, high_out):
@@ -337,9 +398,6 @@ def _build_bounds(
         for seeds in range(first, max_seeds + 1):
             started = time.perf_counter()
             still_open = retrograde.bound_layer(seeds, lows, highs, bar.update if bar else None)
-            if 2 <= seeds <= closed:
-                report = tighten.tighten_layer(seeds, lows, highs, values)
-                still_open -= report.closed
             start, stop = layer_offset(seeds), layer_offset(seeds + 1)
             _append(low_out, lows[start:stop])
             _append(high_out, highs[start:stop])
@@ -355,8 +413,6 @@ def _build_bounds(
                         "bounds": 1,
                     }
                 )
-            if seeds == closed:
-                marker.write_text(closing + "\n")
     if bar is not None:
         bar.finish()
     return lows, highs

@@ -24,6 +24,7 @@ from typing import Any
 from companion import endgame_store
 from companion.commands.numbers import seconds
 from companion.commands.rules import rules_spec
+from core.engine import tighten
 from core.engine.analysis import Analysis, analyze, database_applies
 from core.engine.explain import explain_move
 from core.position import Position
@@ -89,6 +90,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also store the game bounds (what each side can force under the real cycle "
         "rule; the engine keeps a result they prove, the match bench rates games by "
         "them): to 22 seeds about 13 minutes here, and twice the values' disk space",
+    )
+    b.add_argument(
+        "--close-up-to",
+        type=int,
+        default=tighten.CLOSED_UP_TO,
+        metavar="K",
+        help="close the game bounds of the layers up to K seeds by proofs under the cycle "
+        f"rule, their values with them (default {tighten.CLOSED_UP_TO}: seconds; 6: about "
+        "half an hour on two cores; at most 10)",
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=run_endgame_build)
@@ -233,10 +243,16 @@ def run_endgame_build(args: argparse.Namespace) -> int:
             "--max-seeds must be between 0 and 22 (20 needs about 3 GB of RAM, "
             "each seed more about 1.7 times as much)"
         )
+    if not 0 <= args.close_up_to <= tighten.CLAMPED_UP_TO:
+        raise ValueError(f"--close-up-to must be between 0 and {tighten.CLAMPED_UP_TO}")
     started = time.monotonic()
     layers: list[dict[str, int | float]] = []
     endgame_store.build(
-        args.max_seeds, show_progress=not args.quiet, on_layer=layers.append, bounds=args.bounds
+        args.max_seeds,
+        show_progress=not args.quiet,
+        on_layer=layers.append,
+        bounds=args.bounds,
+        close_up_to=args.close_up_to,
     )
     for info in layers:
         if info.get("bounds"):
@@ -245,9 +261,15 @@ def run_endgame_build(args: argparse.Namespace) -> int:
                 f"{int(info['open']):>10} open, {info['seconds']:8.2f} s"
             )
         else:
+            closing = (
+                f", bounds {int(info['open'])} open ({int(info['closed'])} closed by proofs), "
+                f"{int(info['clamped'])} values clamped"
+                if "open" in info
+                else ""
+            )
             print(
                 f"layer {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
-                f"{int(info['sweeps']):3d} sweeps, {info['seconds']:8.2f} s"
+                f"{int(info['sweeps']):3d} sweeps{closing}, {info['seconds']:8.2f} s"
             )
     what = "endgame databases and game bounds" if args.bounds else "endgame databases"
     print(

@@ -62,6 +62,9 @@ class Proof:
     """The depth the proof needed, or the deepest searched in full."""
     nodes: int
     """Positions visited, all depths together."""
+    disproven: bool = False
+    """The other side forces the opposite (for :func:`prove_win`: the winner does not
+    win against best defence)."""
 
 
 class _OutOfNodes(Exception):
@@ -133,7 +136,8 @@ def prove_share(
     if threshold <= 0 or threshold > segment.seeds:
         # out of the segment's reach: every ending gives the root's mover at least 0
         # seeds and at most all of them
-        return Proof((threshold <= 0) == (player == 0), 0, 1)
+        forced = (threshold <= 0) == (player == 0)
+        return Proof(forced, 0, 1, disproven=not forced)
     return _PathSearch(segment, player, threshold).prove(max_plies, max_nodes, max_seconds)
 
 
@@ -159,27 +163,34 @@ class _PathSearch:
         self.deadline: float | None = None
 
     def prove(self, max_plies: int, max_nodes: int, max_seconds: float | None) -> Proof:
-        """Deepen two plies at a time until proven, or out of plies or budget."""
+        """Deepen two plies at a time until proven or disproven, or out of plies or
+        budget."""
         self.max_nodes = max_nodes
         self.deadline = None if max_seconds is None else time.perf_counter() + max_seconds
         searched = 0
         try:
             for plies in range(0, max_plies + 1, 2):
                 self.on_path[0] = True
-                if self._won(0, self.keys[0], plies):
-                    return Proof(True, plies, self.nodes)
+                result = self._won(0, self.keys[0], plies)
+                if result != 0:
+                    return Proof(result > 0, plies, self.nodes, disproven=result < 0)
                 searched = plies
         except _OutOfNodes:
             pass
         return Proof(False, searched, self.nodes)
 
-    def _good(self, seeds: int) -> bool:
-        """Whether an ending at ``seeds`` to the root's mover is what the player wants."""
-        return seeds >= self.threshold if self.player == 0 else seeds < self.threshold
+    def _ending(self, low: int, high: int) -> int:
+        """An ending worth between ``low`` and ``high`` seeds to the root's mover: 1 what
+        the player wants whatever it is worth there, -1 what it does not, 0 either."""
+        t = self.threshold
+        if self.player == 0:
+            return 1 if low >= t else -1 if high < t else 0
+        return 1 if high < t else -1 if low >= t else 0
 
-    def _won(self, node: int, key: int, plies: int) -> bool:
-        """Whether the player forces its result from ``node``, the last position of the
-        path (``on_path``, whose set ``key`` names), within ``plies`` more."""
+    def _won(self, node: int, key: int, plies: int) -> int:
+        """1 where the player forces its result from ``node``, the last position of the
+        path (``on_path``, whose set ``key`` names), -1 where the other side forces the
+        opposite, 0 where ``plies`` more do not tell."""
         self.nodes += 1
         if self.nodes > self.max_nodes or (
             self.deadline is not None and time.perf_counter() > self.deadline
@@ -187,7 +198,9 @@ class _PathSearch:
             raise _OutOfNodes
         total, side, edges, count, ends, first, preds = self.segment.graph
         if ends[node] >= 0:
-            return self._good(int(ends[node]))
+            return self._ending(int(ends[node]), int(ends[node]))
+        # what the attractors settle, or an earlier deepening did, for the node with its
+        # path's positions seen
         known = self.settled.get((node, key))
         if known is None:
             known = _settle(
@@ -207,25 +220,36 @@ class _PathSearch:
                 self.player,
             )
             self.settled[(node, key)] = known
-        if known != 0:
-            return known > 0
-        if plies == 0:
-            return False
-        chooses = side[node] == self.player
-        worth = self.segment.low if self.player == 0 else self.segment.high
+        if known != 0 or plies == 0:
+            return known
+        # the player needs one move it wants, the other side one escape: ``want`` is
+        # the result the side to move looks for (a search for a proof: at the other
+        # side's nodes the first move not known to fail ends it, as a refutation would)
+        want = 1 if side[node] == self.player else -1
+        unknown = False
         for k in range(int(count[node])):
             child = int(edges[node, k])
             if child < 0:  # a capture, an ending, or a return to the history's positions
-                good = self._good(int(worth[node, k]))
+                result = self._ending(
+                    int(self.segment.low[node, k]), int(self.segment.high[node, k])
+                )
             elif self.on_path[child]:  # a return to the path: the game ends there
-                good = self._good(int(self.segment.own[child]))
+                own = int(self.segment.own[child])
+                result = self._ending(own, own)
             else:
                 self.on_path[child] = True
-                good = self._won(child, key ^ self.keys[child], plies - 1)
+                result = self._won(child, key ^ self.keys[child], plies - 1)
                 self.on_path[child] = False
-            if good == chooses:
-                return good  # one good move for the player, one escape for the other
-        return not chooses
+            if result == want:
+                self.settled[(node, key)] = want
+                return want
+            if result == 0 and want < 0:
+                return 0  # the other side may escape here: no proof through this node
+            unknown = unknown or result == 0
+        if unknown:
+            return 0
+        self.settled[(node, key)] = -want  # every move gives the other side its result
+        return -want
 
 
 @njit
@@ -247,8 +271,8 @@ def _settle(
 ) -> int:
     """1 where ``player`` forces its result from ``node`` in finitely many moves, the
     positions marked ``on_path`` seen (a return to one ends the game), -1 where the
-    other side forces the opposite, 0 neither. Each side counts a capture at the bound
-    worst for it (``low`` for player 0)."""
+    other side forces the opposite, 0 neither found. Each side counts a capture at the
+    bound worst for it (``low`` for player 0)."""
     order = np.zeros(total, dtype=np.int32)
     mine, theirs = (low, high) if player == 0 else (high, low)
     _attractor(

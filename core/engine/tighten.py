@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.engine import retrograde
-from core.engine.proof import prove_share
+from core.engine.proof import Proof, prove_share
 from core.engine.ranking import CUMULATIVE, layer_offset, layer_size, unrank_into
 from core.engine.segment import MAX_SEEDS, play_out
 
@@ -46,6 +46,9 @@ U8 = npt.NDArray[np.uint8]
 CLOSED_UP_TO = 5
 #: The budget of each proof there (one threshold of one board).
 PROOF_NODES = 20_000
+#: The layers whose values may rest on their own cycles' convention (none from 11 seeds
+#: up, :mod:`core.engine.retrograde`): the store clamps them into the game bounds.
+CLAMPED_UP_TO = 10
 
 #: ``progress(done, total)``: boards of the layer looked at so far, of how many open.
 Progress = Callable[[int, int], None]
@@ -73,16 +76,20 @@ def tighten_layer(
     values: U8,
     max_nodes: int = PROOF_NODES,
     progress: Progress | None = None,
+    part: int = 0,
+    parts: int = 1,
 ) -> LayerReport:
     """Close what the proofs can of layer ``seeds`` of the game bounds ``lows`` and
     ``highs`` (flat, laid out as the databases; written in place), every layer under it
     already as tight as it will be; ``values`` the databases, holding those layers.
-    ``max_nodes``: the budget of each proof (one threshold of one board)."""
+    ``max_nodes``: the budget of each proof (one threshold of one board). ``part`` of
+    ``parts``: only the open boards whose place among them is ``part`` modulo ``parts``
+    (for processes sharing a layer)."""
     if seeds > MAX_SEEDS:
         raise ValueError(f"a segment of {seeds} seeds is not played out (at most {MAX_SEEDS})")
     start = layer_offset(seeds)
     size = layer_size(seeds)
-    todo = np.flatnonzero(lows[start : start + size] < highs[start : start + size])
+    todo = np.flatnonzero(lows[start : start + size] < highs[start : start + size])[part::parts]
     board = np.zeros(12, dtype=np.int8)
     closed = narrowed = proofs = 0
     for done, index in enumerate(todo):
@@ -91,18 +98,31 @@ def tighten_layer(
         unrank_into(int(index), seeds, CUMULATIVE, board)
         segment = play_out(board, [], values, 2 * size, (lows, highs))
         if segment is not None:
-            # the value lies in [low, high]: halve the interval while the proofs come
+            # the value lies in [low, high]: each proof settles one threshold (the mover
+            # forces it, or the other side keeps it below), the databases' value first,
+            # which is mostly the game's, then halving what is left
+            guess = int(values[at])
             while low < high:
-                threshold = (low + high + 1) // 2
+                if low < guess <= high:
+                    threshold = guess
+                elif low <= guess < high:
+                    threshold = guess + 1
+                else:
+                    threshold = (low + high + 1) // 2
                 proofs += 1
-                if prove_share(segment, 0, threshold, max_nodes=max_nodes).proven:
+                proof = prove_share(segment, 0, threshold, max_nodes=max_nodes)
+                if not (proof.proven or proof.disproven):
+                    # the search for the mover's proof found no refutation either: the
+                    # other side's proof looked for on its own
+                    proofs += 1
+                    other = prove_share(segment, 1, threshold, max_nodes=max_nodes)
+                    proof = Proof(other.disproven, other.plies, other.nodes, other.proven)
+                if proof.proven:
                     low = threshold
-                    continue
-                proofs += 1
-                if prove_share(segment, 1, threshold, max_nodes=max_nodes).proven:
+                elif proof.disproven:
                     high = threshold - 1
-                    continue
-                break
+                else:
+                    break
         if (low, high) != (int(lows[at]), int(highs[at])):
             lows[at], highs[at] = low, high
             closed += low == high
@@ -112,17 +132,40 @@ def tighten_layer(
     return LayerReport(seeds, len(todo), closed, narrowed, proofs)
 
 
-def closed_bounds(
-    below: int, values: U8, up_to: int = CLOSED_UP_TO, max_nodes: int = PROOF_NODES
-) -> tuple[U8, U8]:
-    """:func:`core.engine.retrograde.game_bounds` of every layer under ``below``, those of
-    2 to ``up_to`` seeds closed by :func:`tighten_layer` as each is swept, the layers
-    above swept from them: what the store keeps. ``values``: the databases, holding the
-    layers up to ``up_to``."""
-    lows = np.zeros(layer_offset(below), dtype=np.uint8)
-    highs = np.zeros(layer_offset(below), dtype=np.uint8)
-    for seeds in range(below):
+def clamp_layer(seeds: int, values: U8, lows: U8, highs: U8) -> int:
+    """Clamp layer ``seeds`` of ``values`` into its game bounds (flat arrays laid out
+    alike; ``values`` written in place): a value the bounds close is then the game's,
+    and one they leave open at least lies where the game's does. Returns how many
+    values changed."""
+    start, stop = layer_offset(seeds), layer_offset(seeds + 1)
+    layer = values[start:stop]
+    clamped = np.clip(layer, lows[start:stop], highs[start:stop])
+    changed = int(np.count_nonzero(clamped != layer))
+    layer[:] = clamped
+    return changed
+
+
+def build_exact(
+    max_seeds: int, up_to: int = CLOSED_UP_TO, max_nodes: int = PROOF_NODES
+) -> tuple[U8, U8, U8]:
+    """The databases and their game bounds as the store builds them, every layer up to
+    ``max_seeds``: layer by layer the values (:func:`core.engine.retrograde.build_layer`,
+    their captures scored by the lower layers as they now are), the game bounds, those
+    of 2 to ``up_to`` seeds closed by :func:`tighten_layer`, and the values of the
+    layers with cycles of their own (:data:`CLAMPED_UP_TO`) clamped into them.
+
+    >>> values, lows, highs = build_exact(5)
+    >>> bool((lows <= values).all() and (values <= highs).all() and (lows == highs).all())
+    True
+    """
+    values = retrograde.empty_values(max_seeds)
+    lows = np.zeros_like(values)
+    highs = np.zeros_like(values)
+    for seeds in range(max_seeds + 1):
+        retrograde.build_layer(seeds, values)
         retrograde.bound_layer(seeds, lows, highs)
         if 2 <= seeds <= up_to:
             tighten_layer(seeds, lows, highs, values, max_nodes)
-    return lows, highs
+        if seeds <= CLAMPED_UP_TO:
+            clamp_layer(seeds, values, lows, highs)
+    return values, lows, highs
