@@ -228,6 +228,7 @@ def build(
     on_layer: LayerDone | None = None,
     bounds: bool = False,
     close_up_to: int = tighten.CLOSED_UP_TO,
+    proof_nodes: int = tighten.PROOF_NODES,
     workers: int | None = None,
 ) -> np.ndarray:
     """Build (or finish building) every layer up to ``max_seeds`` and return them all.
@@ -238,9 +239,10 @@ def build(
     :data:`core.engine.tighten.CLAMPED_UP_TO`, open: how many boards the game bounds
     leave open, closed: how many proofs closed, clamped: values moved into the
     bounds). The game bounds of those layers are built with the values; those up to
-    ``close_up_to`` seeds closed by proofs, ``workers`` processes sharing a layer (the
-    machine's cores by default). With ``bounds``, the game bounds are then brought up
-    to ``max_seeds`` too (:func:`build_bounds`).
+    ``close_up_to`` seeds closed by proofs of ``proof_nodes`` nodes at most each,
+    ``workers`` processes sharing a layer (the machine's cores by default). With
+    ``bounds``, the game bounds are then brought up to ``max_seeds`` too
+    (:func:`build_bounds`).
     """
     with _locked(root):
         path = values_path(root)
@@ -280,7 +282,8 @@ def build(
                 )
                 start, stop = layer_offset(seeds), layer_offset(seeds + 1)
                 if seeds < small and low_out is not None and high_out is not None:
-                    info.update(_close_layer(seeds, values, lows, highs, close_up_to, workers, bar))
+                    closing = (close_up_to, proof_nodes)
+                    info.update(_close_layer(seeds, values, lows, highs, closing, workers, bar))
                     _append(low_out, lows[start:stop])
                     _append(high_out, highs[start:stop])
                 info["seconds"] = time.perf_counter() - started
@@ -301,16 +304,18 @@ def _close_layer(
     values: np.ndarray,
     lows: np.ndarray,
     highs: np.ndarray,
-    close_up_to: int,
+    closing: tuple[int, int],
     workers: int | None,
     bar: ProgressBar | None,
 ) -> dict[str, int | float]:
-    """Layer ``seeds``'s game bounds (closed by proofs up to ``close_up_to`` seeds) and
-    its values clamped into them, as :func:`core.engine.tighten.build_exact` does."""
+    """Layer ``seeds``'s game bounds (closed by proofs up to ``closing`` = (seeds, nodes
+    a proof)) and its values clamped into them, as
+    :func:`core.engine.tighten.build_exact` does."""
     still_open = retrograde.bound_layer(seeds, lows, highs)
     closed = 0
+    close_up_to, proof_nodes = closing
     if 2 <= seeds <= close_up_to:
-        closed = _tighten(seeds, values, lows, highs, workers, bar)
+        closed = _tighten(seeds, values, lows, highs, proof_nodes, workers, bar)
     clamped = tighten.clamp_layer(seeds, values, lows, highs)
     return {"open": still_open - closed, "closed": closed, "clamped": clamped}
 
@@ -320,6 +325,7 @@ def _tighten(
     values: np.ndarray,
     lows: np.ndarray,
     highs: np.ndarray,
+    proof_nodes: int,
     workers: int | None,
     bar: ProgressBar | None,
 ) -> int:
@@ -330,7 +336,7 @@ def _tighten(
     todo = int(np.count_nonzero(lows[start:stop] < highs[start:stop]))
     processes = workers or os.cpu_count() or 1
     if processes == 1 or todo < 200:  # (a few seconds: not worth the processes)
-        return tighten.tighten_layer(seeds, lows, highs, values).closed
+        return tighten.tighten_layer(seeds, lows, highs, values, proof_nodes).closed
     # enough parts for the bar to move and the processes to end together
     parts = processes * 16
     # copies: the pool sends a part's arguments when a process is free, by then the merge
@@ -338,7 +344,10 @@ def _tighten(
     below = (values[:stop].copy(), lows[:stop].copy(), highs[:stop].copy())
     closed = done = 0
     with concurrent.futures.ProcessPoolExecutor(processes) as pool:
-        futures = [pool.submit(_tighten_part, seeds, *below, part, parts) for part in range(parts)]
+        futures = [
+            pool.submit(_tighten_part, seeds, *below, proof_nodes, part, parts)
+            for part in range(parts)
+        ]
         for future in concurrent.futures.as_completed(futures):
             part_lows, part_highs, report = future.result()
             # each part changed only its own boards, of the copies it was sent
@@ -353,10 +362,16 @@ def _tighten(
 
 
 def _tighten_part(
-    seeds: int, values: np.ndarray, lows: np.ndarray, highs: np.ndarray, part: int, parts: int
+    seeds: int,
+    values: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    proof_nodes: int,
+    part: int,
+    parts: int,
 ) -> tuple[np.ndarray, np.ndarray, tighten.LayerReport]:
     """One process's share of :func:`_tighten`: its layer's bounds after the proofs."""
-    report = tighten.tighten_layer(seeds, lows, highs, values, part=part, parts=parts)
+    report = tighten.tighten_layer(seeds, lows, highs, values, proof_nodes, part=part, parts=parts)
     start = layer_offset(seeds)
     return lows[start:], highs[start:], report
 

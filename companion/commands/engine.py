@@ -98,7 +98,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="K",
         help="close the game bounds of the layers up to K seeds by proofs under the cycle "
         f"rule, their values with them (default {tighten.CLOSED_UP_TO}: seconds; 6: about "
-        "half an hour on two cores; at most 10)",
+        "20 minutes on two cores at --proof-nodes 5000; at most 10)",
+    )
+    b.add_argument(
+        "--proof-nodes",
+        type=int,
+        default=tighten.PROOF_NODES,
+        metavar="N",
+        help=f"the budget of each of those proofs (default {tighten.PROOF_NODES:,}; "
+        "a board whose proofs run out of it stays open)",
     )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=run_endgame_build)
@@ -245,6 +253,8 @@ def run_endgame_build(args: argparse.Namespace) -> int:
         )
     if not 0 <= args.close_up_to <= tighten.CLAMPED_UP_TO:
         raise ValueError(f"--close-up-to must be between 0 and {tighten.CLAMPED_UP_TO}")
+    if args.proof_nodes < 1:
+        raise ValueError("--proof-nodes must be at least 1")
     started = time.monotonic()
     layers: list[dict[str, int | float]] = []
     endgame_store.build(
@@ -253,6 +263,7 @@ def run_endgame_build(args: argparse.Namespace) -> int:
         on_layer=layers.append,
         bounds=args.bounds,
         close_up_to=args.close_up_to,
+        proof_nodes=args.proof_nodes,
     )
     for info in layers:
         if info.get("bounds"):

@@ -65,7 +65,8 @@ def test_endgame_build_with_bounds_reports_them(
     args = parse("endgame", "build", "--max-seeds", "5", "--bounds", "--quiet")
     assert args.func(args) == 0
     out = capsys.readouterr().out
-    assert "layer  5:" in out and "bounds  5:" in out and "open" in out
+    # (the bounds of the small layers come with their values, closed by proofs)
+    assert "layer  5:" in out and "bounds 0 open (" in out and "closed by proofs" in out
     assert "game bounds up to 5 seeds" in out
     assert endgame_store.complete_bound_layers(private_cache) == 6
     status = parse("endgame", "status")
@@ -85,6 +86,10 @@ def test_bad_input_is_an_error() -> None:
     args = parse("endgame", "build", "--max-seeds", "99")
     with pytest.raises(ValueError):
         args.func(args)
+    for option, value in (("--close-up-to", "11"), ("--proof-nodes", "0")):
+        args = parse("endgame", "build", "--max-seeds", "6", option, value)
+        with pytest.raises(ValueError, match=option):
+            args.func(args)
 
 
 def test_analyze_with_an_outside_engine_through_the_protocol(
