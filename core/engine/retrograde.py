@@ -47,7 +47,10 @@ the convention, so a value from 11 seeds up is exact only if the lower
 values its play reaches are. :func:`game_bounds` scores each layer's captures
 by the lower layers' own bounds instead, which makes ``L`` and ``U`` hold
 under the real cycle rule (for a position reached by a capture: no history);
-they leave most positions of 11 seeds and more open.
+they leave most positions of 11 seeds and more open. The store builds the small layers'
+bounds with the values and closes what proofs can of them (:mod:`core.engine.tighten`),
+then clamps those layers' values into them, so that the layers above are built on
+values the cycle rule gives wherever the bounds close.
 The independent solver in the tests computes ``L`` and ``U`` by attractor
 sets over an explicit game graph and applies the same clamp.
 

@@ -39,10 +39,9 @@ from core.engine.segment import MAX_SEEDS, play_out
 
 U8 = npt.NDArray[np.uint8]
 
-#: The layers whose bounds the store closes as it builds them: up to 5 seeds every board
-#: closes, in seconds (the six-seed layer's 1,528 boards open, with the layers under it
-#: closed, would take about 40 minutes at 5,000 nodes a proof, and one in five of them
-#: would stay open).
+#: The layers whose bounds the store closes as it builds them, by default: up to 5 seeds
+#: every board closes, in seconds (``endgame build --close-up-to 6`` closes most of the
+#: next layer too, in about twenty minutes on two cores: figures in docs/ENGINE.md).
 CLOSED_UP_TO = 5
 #: The budget of each proof there (one threshold of one board).
 PROOF_NODES = 20_000

@@ -11,9 +11,23 @@ history, is the one the databases' game bounds must hold.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
+
 from core import Position
 
 Board = tuple[int, ...]
+
+
+def solved_boards(seeds: int, budget: int = 20_000) -> Iterator[tuple[Board, int]]:
+    """Every board of ``seeds`` seeds with some on South's side (South to move), with
+    :func:`exact_value` of it, where that stays within ``budget``."""
+    for board in itertools.product(range(seeds + 1), repeat=12):
+        if sum(board) != seeds or sum(board[:6]) == 0:
+            continue
+        south = exact_value(board, budget=budget)
+        if south is not None:
+            yield board, south
 
 
 class OverBudget(Exception):

@@ -6,8 +6,6 @@ ending each repetition) is the arbiter on small boards.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -15,7 +13,7 @@ from core import Position
 from core.engine import retrograde
 from core.engine.kernel import to_relative
 from core.engine.proof import prove_win
-from tests.engine.history_game import exact_value
+from tests.engine.history_game import solved_boards
 from tests.engine.test_segment import GAME_3_START
 
 
@@ -23,12 +21,7 @@ from tests.engine.test_segment import GAME_3_START
 def test_a_proof_is_given_exactly_where_the_brute_force_finds_the_win(seeds: int) -> None:
     values, bounds = retrograde.build(seeds), retrograde.game_bounds(seeds)
     compared = drawn = 0
-    for board in itertools.product(range(seeds + 1), repeat=12):
-        if sum(board) != seeds or sum(board[:6]) == 0:
-            continue
-        south = exact_value(board, budget=20_000)
-        if south is None:
-            continue  # past the brute force's budget
+    for board, south in solved_boards(seeds):
         p = Position("abapa", board, (0, 0), 0, check_total=False)
         proofs = [prove_win(p, side, values, bounds).proven for side in (0, 1)]
         assert proofs == [2 * south > seeds, 2 * south < seeds], (board, south)

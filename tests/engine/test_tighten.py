@@ -6,14 +6,12 @@ ending each repetition) is the arbiter on boards of 2 and 3 seeds.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from core.engine import retrograde
 from core.engine.ranking import CUMULATIVE, layer_offset, rank
 from core.engine.tighten import tighten_layer
-from tests.engine.history_game import exact_value
+from tests.engine.history_game import solved_boards
 
 
 def _open(lows: np.ndarray, highs: np.ndarray, seeds: int) -> int:
@@ -37,12 +35,7 @@ def test_the_closed_values_are_the_brute_forces_and_the_layers_up_to_five_close(
     assert (old_lows <= lows).all() and (highs <= old_highs).all()
     compared = 0
     for seeds in (2, 3):
-        for board in itertools.product(range(seeds + 1), repeat=12):
-            if sum(board) != seeds or sum(board[:6]) == 0:
-                continue
-            south = exact_value(board, budget=20_000)
-            if south is None:
-                continue  # past the brute force's budget
+        for board, south in solved_boards(seeds):
             at = layer_offset(seeds) + rank(np.array(board, dtype=np.int8), CUMULATIVE)
             assert lows[at] == highs[at] == south, (board, south, lows[at], highs[at])
             compared += 1
