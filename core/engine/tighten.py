@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.engine import retrograde
-from core.engine.proof import Proof, prove_share
+from core.engine.proof import prove_share
 from core.engine.ranking import CUMULATIVE, layer_offset, layer_size, unrank_into
 from core.engine.segment import MAX_SEEDS, play_out
 
@@ -109,16 +109,17 @@ def tighten_layer(
                 else:
                     threshold = (low + high + 1) // 2
                 proofs += 1
-                proof = prove_share(segment, 0, threshold, max_nodes=max_nodes)
-                if not (proof.proven or proof.disproven):
+                mover = prove_share(segment, 0, threshold, max_nodes=max_nodes)
+                reached, kept_below = mover.proven, mover.disproven
+                if not (reached or kept_below):
                     # the search for the mover's proof found no refutation either: the
                     # other side's proof looked for on its own
                     proofs += 1
                     other = prove_share(segment, 1, threshold, max_nodes=max_nodes)
-                    proof = Proof(other.disproven, other.plies, other.nodes, other.proven)
-                if proof.proven:
+                    reached, kept_below = other.disproven, other.proven
+                if reached:
                     low = threshold
-                elif proof.disproven:
+                elif kept_below:
                     high = threshold - 1
                 else:
                     break
