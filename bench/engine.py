@@ -12,6 +12,7 @@ Usage (each part can be chosen; figures are medians)::
     .venv/bin/python -m bench.engine --load                   # opening the databases
     python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
     python -m bench.engine --prove-losses match.log          # lost from a wrong rating?
+    python -m bench.engine --rate match.log                  # its games rated again
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
 ``--our-engine CMD``) against any engine that speaks Aualé's protocol, both as
@@ -48,7 +49,11 @@ from companion.engine_match import (
     Bounds,
     Database,
     GameResult,
+    games_of_output,
+    print_ratings,
+    rate_game,
     read_openings,
+    result_words,
     run_match,
 )
 from companion.loss_proofs import RatedBoard, lost_games, rated_boards
@@ -503,6 +508,41 @@ def main_prove_losses(path: Path, max_nodes: int, max_seconds: float) -> int:
     return 0
 
 
+def main_rate(path: Path) -> int:
+    """``python -m bench.engine --rate FILE`` (returns the exit status): the games of a
+    match's output rated again with the databases as they are now, each position with
+    its history."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        print(f"error: cannot read the match output {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    database, bounds = _rating_databases()
+    if database is None:
+        print(
+            "error: no endgame databases: oware-companion endgame build --max-seeds 22 --bounds",
+            file=sys.stderr,
+        )
+        return 2
+    games = games_of_output(text)
+    if not games:
+        print(f"error: no game line of a --match-engine output in {path}", file=sys.stderr)
+        return 2
+    names = ("ours", "other")
+    bar = Progress(len(games), sys.stderr, label="rating", unit="games")
+    for g in games:
+        rate_game(g, "abapa", database, bounds)
+        bar.step(f"game {g.number + 1}")
+    bar.close()
+    for g in games:
+        if g.broken:
+            side = ("South", "North")[g.first_side]
+            print(f"game {g.number + 1:3d} ours {side}: {result_words(g)}")
+    print(f"{len(games)} games of {path}:")
+    print_ratings(games, names, sys.stdout.write)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.engine",
@@ -563,6 +603,13 @@ def main() -> int:
         "board rated won or drawn",
     )
     parser.add_argument(
+        "--rate",
+        type=Path,
+        metavar="FILE",
+        help="rate the games of a --match-engine output in FILE again with the databases "
+        "as they are now (a position with a history as far as it allows)",
+    )
+    parser.add_argument(
         "--proof-nodes",
         type=int,
         default=100_000,
@@ -604,6 +651,8 @@ def main() -> int:
         help=f"--tune: candidate weights ({' '.join(FEATURES)})",
     )
     args = parser.parse_args()
+    if args.rate is not None:
+        return main_rate(args.rate)
     if args.prove_losses is not None:
         return main_prove_losses(args.prove_losses, args.proof_nodes, args.proof_seconds)
     if args.match_engine is not None:

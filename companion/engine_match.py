@@ -22,6 +22,10 @@ is rated by them, and a game the first engine ends below a rating it had
 (a position rated won, then drawn or lost) is marked. Those values may rest
 on the databases' cycle convention, directly below 11 seeds and through
 captures above, so such a rating may be one the cycle rule never gives.
+A position reached without a capture has a history, the positions played since
+the last one, which the boards' values leave out: with the game bounds, its
+rating is lowered where the cycle rule with that history proves the first engine
+cannot have it (a board rated drawn whose play must come back to a position seen).
 With the game bounds stored too (``endgame build --bounds``), a position
 reached by a capture (no history) is also rated by what they prove the first
 engine can force there, under the real cycle rule: a game ended below that
@@ -37,11 +41,12 @@ opening book has no depth and is counted apart).
 from __future__ import annotations
 
 import math
+import re
 import shlex
 import statistics
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +59,7 @@ from companion.commands.engine_client import EngineFault, MoveReport, ProtocolEn
 from companion.progress import Progress
 from core.engine import retrograde
 from core.engine.kernel import to_relative
+from core.engine.proof import result_range
 from core.engine.protocol import (
     ProtocolError,
     build_position,
@@ -86,7 +92,12 @@ class GameResult:
     """0: the first engine broke the rules/protocol, 1: the second."""
     reports: tuple[list[MoveReport], list[MoveReport]] = field(default_factory=lambda: ([], []))
     promise: float | None = None
-    """Best result for the first engine the endgame databases rated a position of the game."""
+    """Best result for the first engine the endgame databases rated a position of the game,
+    a position with a history rated as far as its history allows (:func:`play_game`)."""
+    board_promise: float | None = None
+    """The same by the boards' values alone, a position's history left out."""
+    lowered_by_history: int = 0
+    """Positions rated above the game's result whose history lowered the rating."""
     capture_promise: float | None = None
     """The same, over the positions reached by a capture only: those have no history, the
     ground the databases' values are computed on (elsewhere a repetition may end the game
@@ -113,6 +124,12 @@ class GameResult:
         return self._lost_after(self.promise)
 
     @property
+    def lost_from_board_rating(self) -> bool:
+        """Lost after a position whose board the databases rate won or drawn, its history
+        left out."""
+        return self._lost_after(self.board_promise)
+
+    @property
     def lost_from_capture_rating(self) -> bool:
         """Lost after a position reached by a capture the databases rate won or drawn."""
         return self._lost_after(self.capture_promise)
@@ -126,6 +143,12 @@ class GameResult:
             and self.points < self.proven_promise
         )
 
+
+#: How far :func:`_rate_with_history` searches a position with a history: the segment's
+#: attractors settle most (a board all on the mover's side that must come back round
+#: to a position seen), a short search some more; a few seconds at most a position.
+HISTORY_PLIES = 8
+HISTORY_NODES = 2_000
 
 Database = tuple[npt.NDArray[np.uint8], int]
 #: The game bounds, lower and upper, and the highest layer they hold.
@@ -251,14 +274,6 @@ def play_game(
     for e in engines:
         e.new_game()
     while not p.is_over:
-        rated = rating(p, first_side, database)
-        if rated is not None:
-            result.promise = max(rated, result.promise or 0.0)
-            if p.prev is None:
-                result.capture_promise = max(rated, result.capture_promise or 0.0)
-        forced = proven(p, first_side, bounds)
-        if forced is not None:
-            result.proven_promise = max(forced, result.proven_promise or 0.0)
         k = 0 if p.to_move == first_side else 1
         try:
             report = engines[k].think(result.moves, movetime_ms, grace)
@@ -283,7 +298,66 @@ def play_game(
     result.seeds = (mine, theirs)
     result.points = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
     result.ending = p.ending.reason if p.ending else "?"
+    rate_game(result, rules, database, bounds)
     return result
+
+
+def rate_game(
+    result: GameResult,
+    rules: str = "abapa",
+    database: Database | None = None,
+    bounds: Bounds | None = None,
+) -> None:
+    """Rate the positions of the finished game ``result`` by the databases (``promise``,
+    ``board_promise``, ``capture_promise``) and, with ``bounds``, by what they prove
+    (``proven_promise``); a void game is left unrated. Done once the game is over, so
+    that the looking up and the proofs take no time from the engines."""
+    if result.points is None or database is None:
+        return
+    p = Position.initial(rules)
+    quiet: list[tuple[float, Position]] = []  # rated positions with a history
+    for pit in result.moves:
+        if p.is_over:
+            break
+        rated = rating(p, result.first_side, database)
+        if rated is not None:
+            result.board_promise = max(rated, result.board_promise or 0.0)
+            if p.prev is None:
+                result.promise = max(rated, result.promise or 0.0)
+                result.capture_promise = max(rated, result.capture_promise or 0.0)
+            else:
+                quiet.append((rated, p))
+        forced = proven(p, result.first_side, bounds)
+        if forced is not None:
+            result.proven_promise = max(forced, result.proven_promise or 0.0)
+        p = p.play(pit)
+    _rate_with_history(result, quiet, database, bounds)
+
+
+def _rate_with_history(
+    result: GameResult,
+    quiet: list[tuple[float, Position]],
+    database: Database,
+    bounds: Bounds | None,
+) -> None:
+    """Fold the ratings of the positions with a history into ``result.promise``, each
+    lowered to the best result the cycle rule with that history leaves the first engine
+    (:func:`core.engine.proof.result_range`) where that is less: a board the databases
+    rate drawn may be lost for the positions played since the last capture, a return to
+    one ending the game. Only a rating above the game's result and the promise so far
+    is looked at: one below them changes neither."""
+    points = result.points or 0.0
+    for rated, p in quiet:
+        if rated <= max(points, result.promise or 0.0):
+            continue
+        if bounds is not None:
+            best = result_range(
+                p, result.first_side, database[0], bounds[:2], HISTORY_PLIES, HISTORY_NODES
+            )[1]
+            if best < rated:
+                result.lowered_by_history += 1
+                rated = best
+        result.promise = max(rated, result.promise or 0.0)
 
 
 def elo(points: float, games: int, results: list[float]) -> tuple[float, float, float]:
@@ -385,27 +459,63 @@ def open_board_depth(reports: list[MoveReport], movetime: float) -> str:
     )
 
 
+#: A game line of the match's output (:func:`game_line`, a valid game): its number, the
+#: first engine's side, what happened (from its side), and the moves of the whole game.
+GAME_LINE = re.compile(
+    r"^game\s+(\d+) (?:seed|opening) \d+ ours (South|North): (.*?) \| .*\| moves ([A-Fa-f]+)\s*$"
+)
+
+
+def games_of_output(text: str) -> list[GameResult]:
+    """The valid games of a match's output, as results with their number (0-based),
+    the first engine's side, its points and the moves, unrated (:func:`rate_game`).
+
+    >>> line = "game  2 seed 5 ours North: loss 21-27 (repetition, 4 plies) | x | y | moves AaFb"
+    >>> [(g.number, g.first_side, g.points, g.moves) for g in games_of_output(line)]
+    [(1, 1, 0.0, [0, 6, 5, 7])]
+    """
+    games = []
+    for line in text.replace("\r", "\n").splitlines():
+        match = GAME_LINE.match(line.strip())
+        if match is None:
+            continue
+        word = match.group(3).split()[0]
+        points = {"win": 1.0, "draw": 0.5, "loss": 0.0}.get(word)
+        if points is None:
+            continue
+        side = 0 if match.group(2) == "South" else 1
+        moves = [move_pit(ch) for ch in match.group(4)]
+        games.append(GameResult(int(match.group(1)) - 1, 0, side, [], moves, points=points))
+    return games
+
+
 def game_line(g: GameResult, names: tuple[str, str], movetime: float) -> str:
     side = "South" if g.first_side == 0 else "North"
     start = f"opening {g.line}" if g.line is not None else f"seed {g.seed}"
     head = f"game {g.number + 1:3d} {start} {names[0]} {side}"
     if g.points is None:
         return f"{head}: VOID after {len(g.moves)} plies ({moves_word(g.moves)}): {g.fault}"
-    word = {1.0: "win", 0.5: "draw", 0.0: "loss"}[g.points]
+    return (
+        f"{head}: {result_words(g)} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} "
+        f"plies) | {names[0]}: {side_figures(g.reports[0], movetime)} | "
+        f"{names[1]}: {side_figures(g.reports[1], movetime)} | moves {moves_word(g.moves)}"
+    )
+
+
+def result_words(g: GameResult) -> str:
+    """A valid game's result for the first engine, with the rating it ended below."""
+    points = g.points or 0.0
+    word = {1.0: "win", 0.5: "draw", 0.0: "loss"}[points]
     if g.broken:
         rated = {1.0: "won", 0.5: "drawn"}[g.promise or 0.0]
         word += f" (from a position the databases rate {rated}"
-        if g.capture_promise is not None and g.points < g.capture_promise:
+        if g.capture_promise is not None and points < g.capture_promise:
             if g.capture_promise == g.promise:
                 word += ", reached by a capture"
             else:  # rated won after a quiet move only, drawn after a capture
                 word += "; drawn at one reached by a capture"
         word += ", proven by the game bounds)" if g.proven_broken else ")"
-    return (
-        f"{head}: {word} {g.seeds[0]}-{g.seeds[1]} ({g.ending}, {len(g.moves)} plies) | "
-        f"{names[0]}: {side_figures(g.reports[0], movetime)} | "
-        f"{names[1]}: {side_figures(g.reports[1], movetime)} | moves {moves_word(g.moves)}"
-    )
+    return word
 
 
 def run_match(
@@ -545,27 +655,7 @@ def print_totals(
         f"seeds {seeds_a}-{seeds_b}\n"
     )
     write(f"  Elo difference: {e:+.0f} (95 % interval {e_lo:+.0f} to {e_hi:+.0f})\n")
-    rated = [g for g in valid if g.promise is not None]
-    if rated:
-        write(
-            f"  {names[0]} ended below the databases' rating of a position in "
-            f"{sum(g.broken for g in rated)} of {len(rated)} games reaching them "
-            "(a rating may rest on their cycle convention)\n"
-        )
-        lost = [g for g in rated if g.lost_from_rating]
-        write(
-            f"  {names[0]} lost {len(lost)} of them (the others below a rating were drawn "
-            f"from one rated won); {sum(g.lost_from_capture_rating for g in lost)} of those "
-            "after a position reached by a capture (no history) rated won or drawn\n"
-        )
-    proved = [g for g in valid if g.proven_promise is not None]
-    if proved:
-        write(
-            f"  {names[0]} ended below a result the game bounds prove it could force in "
-            f"{sum(g.proven_broken for g in proved)} of {len(proved)} games reaching them "
-            f"(won {sum(g.proven_promise == 1.0 for g in proved)}, drawn "
-            f"{sum(g.proven_promise == 0.5 for g in proved)}; the goal: none below)\n"
-        )
+    print_ratings(valid, names, write)
     sides = [[r for g in results for r in g.reports[k]] for k in (0, 1)]
     for k in (0, 1):
         write(f"  {names[k]}: {side_figures(sides[k], seconds)}\n")
@@ -579,3 +669,38 @@ def print_totals(
         return
     seeds = sorted({g.seed for g in results})
     write(f"  opening seeds: {seeds[0]}..{seeds[-1]} (pair k: seed*100000 + k)\n")
+
+
+def print_ratings(
+    valid: Sequence[GameResult], names: tuple[str, str], write: Callable[[str], object]
+) -> None:
+    """The totals of :func:`print_totals` on the databases' ratings and what the game
+    bounds prove, over the rated ``valid`` games."""
+    rated = [g for g in valid if g.promise is not None or g.board_promise is not None]
+    if rated:
+        write(
+            f"  {names[0]} ended below the databases' rating of a position in "
+            f"{sum(g.broken for g in rated)} of {len(rated)} games reaching them "
+            "(a rating may rest on their cycle convention)\n"
+        )
+        lost = [g for g in rated if g.lost_from_rating]
+        write(
+            f"  {names[0]} lost {len(lost)} of them (the others below a rating were drawn "
+            f"from one rated won); {sum(g.lost_from_capture_rating for g in lost)} of those "
+            "after a position reached by a capture (no history) rated won or drawn\n"
+        )
+        lowered = [g for g in rated if g.lowered_by_history]
+        write(
+            f"  by the boards' values alone, histories left out: {names[0]} lost "
+            f"{sum(g.lost_from_board_rating for g in rated)} from a rating; the history "
+            f"of {sum(g.lowered_by_history for g in lowered)} positions in {len(lowered)} "
+            "games lowered their rating (a return to a position seen ends the game)\n"
+        )
+    proved = [g for g in valid if g.proven_promise is not None]
+    if proved:
+        write(
+            f"  {names[0]} ended below a result the game bounds prove it could force in "
+            f"{sum(g.proven_broken for g in proved)} of {len(proved)} games reaching them "
+            f"(won {sum(g.proven_promise == 1.0 for g in proved)}, drawn "
+            f"{sum(g.proven_promise == 0.5 for g in proved)}; the goal: none below)\n"
+        )

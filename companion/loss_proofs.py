@@ -15,21 +15,14 @@ Used by ``python -m bench.engine --prove-losses FILE`` (see its ``--help``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from companion.engine_match import Bounds, Database, rating
+from companion.engine_match import GAME_LINE, Bounds, Database, rating
 from core.engine.proof import Proof, prove_win
 from core.engine.protocol import move_pit
 from core.engine.segment import MAX_SEEDS
 from core.position import Position
-
-#: A game line of the match's output: its number, the first engine's side, what
-#: happened (from its side), and the moves of the whole game.
-GAME_LINE = re.compile(
-    r"^game\s+(\d+) (?:seed|opening) \d+ ours (South|North): (.*?) \| .*\| moves ([A-Fa-f]+)\s*$"
-)
 
 
 @dataclass(frozen=True)

@@ -87,11 +87,70 @@ def prove_win(
     :data:`core.engine.segment.MAX_SEEDS` seeds is not searched (nothing proven)."""
     if position.is_over:
         return Proof(position.scores[winner] > position.scores[1 - winner], 0, 1)
+    found = _segment_at(position, values, bounds)
+    if found is None:
+        return Proof(False, 0, 0)
+    segment, win_from, lose_below = found
+    player, threshold = (0, win_from) if winner == position.to_move else (1, lose_below)
+    return prove_share(segment, player, threshold, max_plies, max_nodes, max_seconds)
+
+
+def result_range(
+    position: Position,
+    side: int,
+    values: U8,
+    bounds: tuple[U8, U8],
+    max_plies: int = 0,
+    max_nodes: int = 200_000,
+) -> tuple[float, float]:
+    """The worst and the best result (0, 1/2, 1) for ``side`` that best play from
+    ``position``, with its history, can still give under Abapa's cycle rule as far as
+    the game bounds and a search of ``max_plies`` tell; ``(0.0, 1.0)`` where they tell
+    nothing (and above :data:`core.engine.segment.MAX_SEEDS` seeds). At 0 plies, what
+    the segment's attractors settle with the history's positions seen: a return to one
+    ends the game there, so a board the databases rate drawn may be lost for its
+    history.
+
+    >>> from core.engine import retrograde
+    >>> values, bounds = retrograde.build(2), retrograde.game_bounds(2)
+    >>> two = Position("abapa", (0, 1, 0, 0, 0, 1) + (0,) * 6, (23, 22), 0, check_total=False)
+    >>> result_range(two, 0, values, bounds)  # the attractors alone: open
+    (0.0, 1.0)
+    >>> result_range(two, 0, values, bounds, 2), result_range(two, 1, values, bounds, 2)
+    ((1.0, 1.0), (0.0, 0.0))
+
+    South wins from 23-22 under the rule (as :func:`prove_win`'s example shows).
+    """
+    if position.is_over:
+        mine, theirs = position.scores[side], position.scores[1 - side]
+        result = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        return result, result
+    found = _segment_at(position, values, bounds)
+    if found is None:
+        return 0.0, 1.0
+    segment, win_from, lose_below = found
+
+    def forced(player: int, threshold: int) -> int:
+        proof = prove_share(segment, player, threshold, max_plies, max_nodes)
+        return 1 if proof.proven else -1 if proof.disproven else 0
+
+    wins, loses = forced(0, win_from), forced(1, lose_below)  # for the position's mover
+    low = 1.0 if wins > 0 else 0.5 if loses < 0 else 0.0
+    high = 0.0 if loses > 0 else 0.5 if wins < 0 else 1.0
+    return (low, high) if side == position.to_move else (1.0 - high, 1.0 - low)
+
+
+def _segment_at(
+    position: Position, values: U8, bounds: tuple[U8, U8]
+) -> tuple[Segment, int, int] | None:
+    """The segment of ``position`` (not over) played out with its history, and the
+    shares of its seeds from which the mover wins and below which it loses; None above
+    :data:`core.engine.segment.MAX_SEEDS` seeds or where it is not played out."""
     mover = position.to_move
     root = to_relative(position.pits, mover)
     n = int(root.sum())
     if n > MAX_SEEDS:
-        return Proof(False, 0, 0)
+        return None
     history = [
         (to_relative(p.pits, p.to_move), p.to_move == mover) for p in since_capture(position)
     ]
@@ -100,14 +159,11 @@ def prove_win(
     # node of it with the path that led there
     segment = play_out(root, history, values, 2 * layer_size(n), bounds)
     if segment is None:
-        return Proof(False, 0, 0)
+        return None
     mine, theirs = position.stores[mover], position.stores[1 - mover]
     # the root's mover ends with x of the n seeds: it wins from x >= win_from and loses
     # below lose_below (the same where no draw is possible)
-    win_from = (theirs + n - mine) // 2 + 1
-    lose_below = (theirs + n - mine + 1) // 2
-    player, threshold = (0, win_from) if winner == mover else (1, lose_below)
-    return prove_share(segment, player, threshold, max_plies, max_nodes, max_seconds)
+    return segment, (theirs + n - mine) // 2 + 1, (theirs + n - mine + 1) // 2
 
 
 def prove_share(

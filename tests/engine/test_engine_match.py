@@ -18,10 +18,13 @@ from companion.engine_match import (
     GameResult,
     elo,
     game_line,
+    games_of_output,
     open_board_depth,
     opening_for,
+    print_ratings,
     print_totals,
     proven,
+    rate_game,
     rating,
     run_match,
 )
@@ -207,6 +210,37 @@ def test_a_proven_rating_is_what_the_game_bounds_force_without_history(tmp_path:
     quiet = Position.from_text("0-0-0-0-1-1-1-1-0-0-0-0-22-22-S").play(4)  # E: no capture
     assert quiet.prev is not None and proven(quiet, 0, bounds) is None
     assert proven(Position.initial(), 0, bounds) is None  # 48 seeds: not stored
+
+
+#: Game 43 of the 100 seed-3 games on the store v2 (the figures between the result and
+#: the moves shortened). At ply 156 South (ours) has all six seeds, 18-24: the boards'
+#: values give it all six (a draw), but from there the play must come back round to a
+#: position of the history; Aalina won 27-21 by repetition.
+GAME_43 = (
+    "game  43 seed 300021 ours South: loss (from a position the databases rate drawn) "
+    "21-27 (repetition, 169 plies) | ours: x | moves "
+    "AbBcAfAaFcEdAbFbEdFcCeFdEeFcBaAeCdEeDcAaEdFcCfAeAfAaFaDcBdBcFaEaCbCaFaBdCcDaEbFfAaDe"
+    "AcBbDfAeCdBcAfAeCdBeCfFaEaBcFaDaAbCeBdDeCcEdDaFaEbFfAeCcDaBbEdDeCcEdDeEfFcCdBeAbDcCaB"
+)
+
+
+def test_a_board_rated_drawn_whose_history_forces_the_loss_is_rated_lost() -> None:
+    values, (lows, highs) = retrograde.build(6), retrograde.game_bounds(6)
+    (game,) = games_of_output("match [#] 42/100\r" + GAME_43 + "\njunk")
+    assert (game.number, game.first_side, game.points, len(game.moves)) == (42, 0, 0.0, 169)
+    rate_game(game, "abapa", (values, 6), (lows, highs, 5))
+    assert game.board_promise == 0.5 and game.lost_from_board_rating
+    assert game.promise == 0.0 and game.lowered_by_history == 1
+    assert not game.lost_from_rating and not game.broken
+    out = io.StringIO()
+    print_ratings([game], ("ours", "other"), out.write)
+    assert "ours lost 0 of them" in out.getvalue()
+    assert "histories left out: ours lost 1 from a rating; the history of 1 positions" in (
+        out.getvalue()
+    )
+    (bare,) = games_of_output(GAME_43)  # without the game bounds the history is not read
+    rate_game(bare, "abapa", (values, 6), None)
+    assert bare.promise == 0.5 and bare.lost_from_rating
 
 
 def _near_the_end(seed: int, left: int) -> list[int]:

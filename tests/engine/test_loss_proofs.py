@@ -10,6 +10,7 @@ from pathlib import Path
 
 from companion.loss_proofs import lost_games, rated_boards
 from core.engine import retrograde
+from tests.engine.test_engine_match import GAME_43
 from tests.engine.test_segment import GAME_3_START
 
 #: Game 3 of a match against Aalina at 0.5 s a move (seed 3), as the match printed it
@@ -62,3 +63,18 @@ def test_the_bench_says_each_board_and_what_its_proof_found(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert f"ply 135 {GAME_3_START} rated drawn: no proof" in done.stdout
     assert "1 games lost from a rating; in 0 of them" in done.stdout
+    # the games rated again, each position with its history
+    log.write_text(GAME_3 + "\n" + GAME_43 + "\n", encoding="utf-8")
+    rated = run_bench(tmp_path / "cache", "--rate", str(log))
+    assert rated.returncode == 0, rated.stderr
+    print(rated.stdout)
+    assert "2 games of" in rated.stdout
+    assert "histories left out: ours lost 2 from a rating; the history of 1 positions in 1" in (
+        rated.stdout
+    )
+    assert "game   3 ours South: loss (from a position the databases rate won" in rated.stdout
+    assert "game  43" not in rated.stdout  # rated lost for its history
+    log.write_text("junk\n", encoding="utf-8")
+    junk = run_bench(tmp_path / "cache", "--rate", str(log))
+    assert junk.returncode == 2 and "no game line" in junk.stderr
+    assert "Traceback" not in junk.stderr

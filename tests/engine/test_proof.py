@@ -12,23 +12,31 @@ import pytest
 from core import Position
 from core.engine import retrograde
 from core.engine.kernel import to_relative
-from core.engine.proof import prove_win
+from core.engine.proof import prove_win, result_range
 from tests.engine.history_game import solved_boards
 from tests.engine.test_segment import GAME_3_START
 
 
 @pytest.mark.parametrize("seeds", [2, 3])
 def test_a_proof_is_given_exactly_where_the_brute_force_finds_the_win(seeds: int) -> None:
+    """And the range of results searched is the brute force's result; the attractors
+    alone (no search) give a range that holds it."""
     values, bounds = retrograde.build(seeds), retrograde.game_bounds(seeds)
-    compared = drawn = 0
+    compared = drawn = opened = 0
     for board, south in solved_boards(seeds):
         p = Position("abapa", board, (0, 0), 0, check_total=False)
         proofs = [prove_win(p, side, values, bounds).proven for side in (0, 1)]
         assert proofs == [2 * south > seeds, 2 * south < seeds], (board, south)
+        result = 1.0 if 2 * south > seeds else 0.5 if 2 * south == seeds else 0.0
+        assert result_range(p, 0, values, bounds, 80) == (result, result), (board, south)
+        assert result_range(p, 1, values, bounds, 80) == (1 - result, 1 - result)
+        low, high = result_range(p, 0, values, bounds)
+        assert low <= result <= high, (board, south, low, high)
         compared += 1
         drawn += 2 * south == seeds
+        opened += (low, high) != (result, result)
     assert compared >= 50, compared
-    print(f"{compared} boards of {seeds} seeds, {drawn} drawn")
+    print(f"{compared} boards of {seeds} seeds, {drawn} drawn, {opened} open unsearched")
 
 
 def test_the_board_north_reached_in_games_3_6_and_46_it_wins_under_the_rule() -> None:
