@@ -472,12 +472,19 @@ def _show_board(board: RatedBoard) -> None:
     )
 
 
-def main_prove_losses(path: Path, max_nodes: int, max_seconds: float) -> int:
-    """``python -m bench.engine --prove-losses FILE`` (returns the exit status)."""
+def _match_output(path: Path) -> str | None:
+    """The text of a match's output, or None with the error said on one line."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        return path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         print(f"error: cannot read the match output {path}: {exc.strerror}", file=sys.stderr)
+        return None
+
+
+def main_prove_losses(path: Path, max_nodes: int, max_seconds: float) -> int:
+    """``python -m bench.engine --prove-losses FILE`` (returns the exit status)."""
+    text = _match_output(path)
+    if text is None:
         return 2
     database, bounds = _rating_databases()
     if database is None or bounds is None:
@@ -512,10 +519,8 @@ def main_rate(path: Path) -> int:
     """``python -m bench.engine --rate FILE`` (returns the exit status): the games of a
     match's output rated again with the databases as they are now, each position with
     its history."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        print(f"error: cannot read the match output {path}: {exc.strerror}", file=sys.stderr)
+    text = _match_output(path)
+    if text is None:
         return 2
     database, bounds = _rating_databases()
     if database is None:
