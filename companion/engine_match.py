@@ -46,7 +46,7 @@ import shlex
 import statistics
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +93,7 @@ class GameResult:
     reports: tuple[list[MoveReport], list[MoveReport]] = field(default_factory=lambda: ([], []))
     promise: float | None = None
     """Best result for the first engine the endgame databases rated a position of the game,
-    a position with a history rated as far as its history allows (:func:`play_game`)."""
+    a position with a history rated as far as its history allows (:func:`rate_game`)."""
     board_promise: float | None = None
     """The same by the boards' values alone, a position's history left out."""
     lowered_by_history: int = 0
@@ -350,14 +350,16 @@ def _rate_with_history(
     for rated, p in quiet:
         if rated <= max(points, result.promise or 0.0):
             continue
-        if bounds is not None:
-            best = result_range(
+        best = (
+            rated
+            if bounds is None
+            else result_range(
                 p, result.first_side, database[0], bounds[:2], HISTORY_PLIES, HISTORY_NODES
             )[1]
-            if best < rated:
-                result.lowered_by_history += 1
-                rated = best
-        result.promise = max(rated, result.promise or 0.0)
+        )
+        if best < rated:
+            result.lowered_by_history += 1
+        result.promise = max(min(rated, best), result.promise or 0.0)
 
 
 def elo(points: float, games: int, results: list[float]) -> tuple[float, float, float]:
@@ -466,6 +468,18 @@ GAME_LINE = re.compile(
 )
 
 
+def game_lines(text: str) -> Iterator[tuple[int, int, str, list[int]]]:
+    """The game lines of a match's output (progress bars and other lines skipped): each
+    game's number (1-based, as printed), the first engine's side, what happened (from
+    its side, as printed) and the moves of the whole game."""
+    for line in text.replace("\r", "\n").splitlines():
+        match = GAME_LINE.match(line.strip())
+        if match is not None:
+            side = 0 if match.group(2) == "South" else 1
+            moves = [move_pit(ch) for ch in match.group(4)]
+            yield int(match.group(1)), side, match.group(3), moves
+
+
 def games_of_output(text: str) -> list[GameResult]:
     """The valid games of a match's output, as results with their number (0-based),
     the first engine's side, its points and the moves, unrated (:func:`rate_game`).
@@ -475,17 +489,10 @@ def games_of_output(text: str) -> list[GameResult]:
     [(1, 1, 0.0, [0, 6, 5, 7])]
     """
     games = []
-    for line in text.replace("\r", "\n").splitlines():
-        match = GAME_LINE.match(line.strip())
-        if match is None:
-            continue
-        word = match.group(3).split()[0]
-        points = {"win": 1.0, "draw": 0.5, "loss": 0.0}.get(word)
-        if points is None:
-            continue
-        side = 0 if match.group(2) == "South" else 1
-        moves = [move_pit(ch) for ch in match.group(4)]
-        games.append(GameResult(int(match.group(1)) - 1, 0, side, [], moves, points=points))
+    for number, side, said, moves in game_lines(text):
+        points = {"win": 1.0, "draw": 0.5, "loss": 0.0}.get(said.split()[0])
+        if points is not None:
+            games.append(GameResult(number - 1, 0, side, [], moves, points=points))
     return games
 
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from companion.engine_match import GAME_LINE, Bounds, Database, rating
+from companion.engine_match import Bounds, Database, game_lines, rating
 from core.engine.proof import Proof, prove_win
-from core.engine.protocol import move_pit
 from core.engine.segment import MAX_SEEDS
 from core.position import Position
 
@@ -49,14 +48,11 @@ class RatedBoard:
 
 def lost_games(text: str) -> list[LostGame]:
     """The games of a match's output that its first engine lost from a rating."""
-    found = []
-    for line in text.replace("\r", "\n").splitlines():
-        match = GAME_LINE.match(line.strip())
-        if match is None or not match.group(3).startswith("loss (from"):
-            continue
-        side = 0 if match.group(2) == "South" else 1
-        found.append(LostGame(int(match.group(1)), side, [move_pit(ch) for ch in match.group(4)]))
-    return found
+    return [
+        LostGame(number, side, moves)
+        for number, side, said, moves in game_lines(text)
+        if said.startswith("loss (from")
+    ]
 
 
 def rated_boards(
