@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,12 +167,29 @@ class SimavrBoard:
         than ``speed`` times real time, and a test that slept on the wall clock
         would see fewer readings than the firmware's rate promises.
         """
-        end = self.sim_time() + seconds
+        self.sleep_until_sim(self.sim_time() + seconds, timeout_s)
+
+    def sleep_until_sim(self, end: float, timeout_s: float = 30.0) -> None:
+        """Wait until the board's simulated clock reads ``end`` seconds."""
         deadline = time.monotonic() + timeout_s
         while (now := self.sim_time()) < end:
             if time.monotonic() > deadline:
                 raise HarnessError(f"the simulated clock stalled at {now:.3f} s")
             time.sleep(min(0.05, (end - now) / self.speed))
+
+    def schedule(self, changes: Sequence[tuple[float, int, float]], lead_s: float = 0.5) -> float:
+        """Put weights on channels at simulated times to come; return the last one's time.
+
+        ``changes`` are ``(seconds from now, channel, grams)`` in time order. The
+        harness applies each at exactly its simulated time (the first conversion
+        at or after it), so a host that stalls between two of them cannot stretch
+        the time between them, as waiting with :meth:`sleep_sim` between
+        :meth:`set_weight` calls can. ``lead_s`` of simulated time lets the
+        commands arrive before the first is due.
+        """
+        start = self.sim_time() + lead_s
+        self._send("\n".join(f"at {start + dt:.6f} w {ch} {g:.4f}" for dt, ch, g in changes))
+        return start + max((dt for dt, _ch, _g in changes), default=0.0)
 
     def _send(self, line: str) -> None:
         if self.proc.stdin is None or self.proc.poll() is not None:

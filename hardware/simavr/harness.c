@@ -13,6 +13,11 @@
  *
  * Control (stdin, one command per line):
  *   w <channel> <grams>     put a weight on a channel (0-11 pits, 12-13 stores)
+ *   at <seconds> w <channel> <grams>
+ *                           the same, at that simulated time (the first conversion
+ *                           at or after it; at once if it has passed): a test lays
+ *                           out a whole move ahead, so that a stalled host cannot
+ *                           stretch the time between two seeds
  *   dead <channel> <0|1>    a broken cell: its DOUT stays high
  *   time                    report the simulated clock (see "time" below)
  *   quit
@@ -76,6 +81,28 @@ static unsigned long sck_violations;
 static unsigned long read_overlaps;
 static avr_irq_t *dout_irq[N_CH];
 
+/* Weight changes scheduled by "at", in the order they came (tests send them in
+ * time order; each conversion applies every one that is due). */
+#define N_AT 512
+static struct {
+    avr_cycle_count_t cycle;
+    int ch;
+    double g;
+} at_queue[N_AT];
+static size_t at_len;
+
+static void apply_due(avr_cycle_count_t now) {
+    size_t i = 0, kept = 0;
+    for (i = 0; i < at_len; i++) {
+        if (at_queue[i].cycle <= now) {
+            weight_g[at_queue[i].ch] = at_queue[i].g;
+        } else {
+            at_queue[kept++] = at_queue[i];
+        }
+    }
+    at_len = kept;
+}
+
 static double gauss(void) {
     double u = (rand() + 1.0) / (RAND_MAX + 2.0), v = (rand() + 1.0) / (RAND_MAX + 2.0);
     return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
@@ -93,6 +120,7 @@ static avr_cycle_count_t conversion_done(avr_t *a, avr_cycle_count_t when, void 
         printf("read_overlap %lu\n", read_overlaps);
         fflush(stdout);
     }
+    apply_due(when);
     for (ch = 0; ch < N_CH; ch++) {
         double raw = offset[ch] + weight_g[ch] * counts_per_g[ch] + 12.0 * gauss();
         if (raw > 8388607.0) raw = 8388607.0;
@@ -231,9 +259,18 @@ static size_t line_len;
 
 static int command(const char *s) {
     int ch, flag;
-    double g;
+    double g, t;
     if (sscanf(s, "w %d %lf", &ch, &g) == 2 && ch >= 0 && ch < N_CH) {
         weight_g[ch] = g;
+    } else if (sscanf(s, "at %lf w %d %lf", &t, &ch, &g) == 3 && ch >= 0 && ch < N_CH) {
+        if (at_len == N_AT) {
+            fprintf(stderr, "harness: more than %d weight changes scheduled\n", N_AT);
+        } else {
+            at_queue[at_len].cycle = (avr_cycle_count_t)(t * avr->frequency);
+            at_queue[at_len].ch = ch;
+            at_queue[at_len].g = g;
+            at_len++;
+        }
     } else if (sscanf(s, "dead %d %d", &ch, &flag) == 2 && ch >= 0 && ch < N_CH) {
         dead[ch] = flag;
     } else if (strcmp(s, "time") == 0) {

@@ -27,6 +27,7 @@ from firmware_bridge.protocol import (
     AckStatus,
     Hello,
     MsgType,
+    Reading,
     calibrate_payload,
     encode_frame,
     leds_payload,
@@ -235,6 +236,43 @@ def test_readings_are_clean_on_a_still_board(running: Running) -> None:
         assert all(abs(v - median) < 0.5 for v in values), f"channel {ch}: glitch in {values}"
 
 
+def test_weights_laid_out_ahead_land_on_time_however_long_the_host_stalls(
+    running: Running,
+) -> None:
+    """The harness applies scheduled weights at their simulated times: a host that
+    stalls for longer than the whole schedule still sees each weight for exactly as
+    long as scheduled, on the board's own sample clock."""
+    running.wait_hello()
+    link = running.link
+    assert link.request(MsgType.SET_RATE, rate_payload(80)).status == AckStatus.OK
+    assert link.request(MsgType.TARE, tare_payload(), timeout_s=10).status == AckStatus.OK
+    running.board.sleep_sim(0.3)
+    log: list[tuple[float, float]] = []  # (time on the board's sample counter, grams on pit D)
+    builder = running.source.builder
+    push = builder.push
+
+    def logged(reading: Reading, t: float) -> Observation | None:
+        out = push(reading, t)
+        assert builder.latest_grams is not None
+        log.append((reading.sample / 80, float(builder.latest_grams[3])))
+        return out
+
+    builder.push = logged  # type: ignore[method-assign]
+    last = running.board.schedule([(0.0, 3, 100.0), (0.5, 3, 0.0), (1.0, 3, 100.0), (1.3, 3, 0.0)])
+    time.sleep(2.0)  # longer than the schedule (1.8 simulated s at twice real time)
+    running.board.sleep_until_sim(last + 0.3)
+    time.sleep(0.2)  # what the board sent, the pump may still be reading
+    heavy = [t for t, g in log if g > 50.0]
+    # two stretches, split where the readings jump by more than a sample
+    gaps = [i for i in range(1, len(heavy)) if heavy[i] - heavy[i - 1] > 0.05]
+    assert len(gaps) == 1, f"expected two heavy stretches, got {len(gaps) + 1}"
+    first, second = heavy[: gaps[0]], heavy[gaps[0] :]
+    sample = 1 / 80
+    assert first[-1] - first[0] + sample == pytest.approx(0.5, abs=2 * sample)
+    assert second[-1] - second[0] + sample == pytest.approx(0.3, abs=2 * sample)
+    assert second[0] - first[0] == pytest.approx(1.0, abs=2 * sample)
+
+
 def lay_out(board: SimavrBoard, seeds: list[list[float]]) -> None:
     board.set_weights([sum(s) for s in seeds])
 
@@ -276,23 +314,28 @@ def test_firmware_plays_a_game_seed_by_seed(running: Running) -> None:
     for move in moves:
         pit = "ABCDEFabcdef".index(move)
         out = position.outcome(pit)
-        for press in (150.0, 175.0, 140.0):  # a hand presses, never quite still
-            board.set_weight(pit, sum(seeds[pit]) + press)
-            board.sleep_sim(0.1)
+        # The whole move is laid out ahead on the simulated clock: a hand presses,
+        # never quite still, then lifts the seeds, sows one every 0.3 s and takes
+        # the captures to the store (the harness applies each change at its time,
+        # however the host is loaded).
+        changes: list[tuple[float, int, float]] = [
+            (0.1 * i, pit, sum(seeds[pit]) + press) for i, press in enumerate((150.0, 175.0, 140.0))
+        ]
+        t = 0.3
         hand = seeds[pit]
         seeds[pit] = []
-        board.set_weight(pit, 0.0)
+        changes.append((t, pit, 0.0))
         for slot in out.sown:
-            board.sleep_sim(0.3)
+            t += 0.3
             ch = slot if slot >= 0 else 12 + (-1 - slot)
             seeds[ch].append(hand.pop())
-            board.set_weight(ch, sum(seeds[ch]))
+            changes.append((t, ch, sum(seeds[ch])))
         for cpit, _n in out.captures:
-            board.sleep_sim(0.4)
+            t += 0.4
             seeds[12 + out.player] += seeds[cpit]
             seeds[cpit] = []
-            board.set_weight(cpit, 0.0)
-            board.set_weight(12 + out.player, sum(seeds[12 + out.player]))
+            changes += [(t, cpit, 0.0), (t, 12 + out.player, sum(seeds[12 + out.player]))]
+        board.sleep_until_sim(board.schedule(changes))
         position = out.position
         running.wait_stable([*position.pits, *position.stores])
     # The board then rests as players do: a sensor's move is confirmed on two sure
