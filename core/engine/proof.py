@@ -43,7 +43,7 @@ from core.engine._jit import njit
 from core.engine.analysis import since_capture
 from core.engine.kernel import to_relative
 from core.engine.ranking import layer_size
-from core.engine.segment import MAX_SEEDS, Segment, _attractor, play_out
+from core.engine.segment import MAX_SEEDS, Segment, play_out
 from core.position import Position
 
 U8 = npt.NDArray[np.uint8]
@@ -211,6 +211,17 @@ class _PathSearch:
         draw = random.Random(total)
         self.keys = [draw.getrandbits(64) for _ in range(total)]
         self.on_path = np.zeros(total, dtype=np.bool_)
+        # the path's positions in order (the root first), for the attractors to mark
+        self.path = np.zeros(total, dtype=np.int32)
+        self.length = 0
+        # what each attractor needs of every position before any is seen: the same at
+        # every node of the search, so computed once (each node then marks its path)
+        _, side, edges, count, ends, _, _ = segment.graph
+        mine, theirs = (segment.low, segment.high) if player == 0 else (segment.high, segment.low)
+        self.needs = (
+            _needs(total, side, edges, mine, count, ends, threshold, player),
+            _needs(total, side, edges, theirs, count, ends, threshold, 1 - player),
+        )
         # what the attractors settle for a node with the positions of its path seen
         # (depth does not matter to them, so the deepenings share it)
         self.settled: dict[tuple[int, int], int] = {}
@@ -227,6 +238,7 @@ class _PathSearch:
         try:
             for plies in range(0, max_plies + 1, 2):
                 self.on_path[0] = True
+                self.path[0], self.length = 0, 1
                 result = self._won(0, self.keys[0], plies)
                 if result != 0:
                     return Proof(result > 0, plies, self.nodes, disproven=result < 0)
@@ -252,7 +264,7 @@ class _PathSearch:
             self.deadline is not None and time.perf_counter() > self.deadline
         ):
             raise _OutOfNodes
-        total, side, edges, count, ends, first, preds = self.segment.graph
+        _, side, edges, count, ends, first, preds = self.segment.graph
         if ends[node] >= 0:
             return self._ending(int(ends[node]), int(ends[node]))
         # what the attractors settle, or an earlier deepening did, for the node with its
@@ -260,20 +272,17 @@ class _PathSearch:
         known = self.settled.get((node, key))
         if known is None:
             known = _settle(
-                total,
                 side,
-                edges,
-                count,
-                ends,
-                self.segment.low,
-                self.segment.high,
                 self.segment.own,
                 first,
                 preds,
                 self.on_path,
+                self.path[: self.length],
                 node,
                 self.threshold,
                 self.player,
+                *self.needs[0],
+                *self.needs[1],
             )
             self.settled[(node, key)] = known
         if known != 0 or plies == 0:
@@ -294,7 +303,10 @@ class _PathSearch:
                 result = self._ending(own, own)
             else:
                 self.on_path[child] = True
+                self.path[self.length] = child
+                self.length += 1
                 result = self._won(child, key ^ self.keys[child], plies - 1)
+                self.length -= 1
                 self.on_path[child] = False
             if result == want:
                 self.settled[(node, key)] = want
@@ -309,58 +321,118 @@ class _PathSearch:
 
 
 @njit
-def _settle(
+def _needs(
     total: int,
     side: I8,
     edges: I32,
+    fixed: I32,
     count: I32,
     ends: I32,
-    low: I32,
-    high: I32,
+    threshold: int,
+    player: int,
+) -> tuple[I32, I32]:
+    """For the attractor of ``player`` (as :func:`core.engine.segment._attractor`'s, no
+    position seen): how many more of its moves each position needs to be won for the
+    player (its own positions one, the other side's all of them; 0 where its endings
+    already do), and the positions that need none."""
+    need = np.zeros(total, dtype=np.int32)
+    for i in range(total):
+        if ends[i] >= 0:
+            good = ends[i] >= threshold if player == 0 else ends[i] < threshold
+            need[i] = 0 if good else 1 << 30
+            continue
+        good_exits = 0
+        for k in range(count[i]):
+            if edges[i, k] < 0:
+                v = fixed[i, k]
+                if (v >= threshold) if player == 0 else (v < threshold):
+                    good_exits += 1
+        need[i] = (1 if good_exits == 0 else 0) if side[i] == player else count[i] - good_exits
+    return need, np.flatnonzero(need == 0).astype(np.int32)
+
+
+@njit
+def _enters(
+    side: I8,
     own: I32,
     first: I32,
     preds: I32,
     on_path: BOOL,
+    path: I32,
     node: int,
     threshold: int,
     player: int,
+    base: I32,
+    zero: I32,
+) -> bool:
+    """Whether ``node`` lies in ``player``'s attractor with the positions of ``path``
+    seen (a move into one ends the game there, worth ``own`` of it): the attractor of
+    :func:`core.engine.segment._attractor` grown from ``base`` and ``zero`` (:func:`_needs`),
+    the moves into the path's positions counted as endings, and stopped as soon as
+    ``node`` enters."""
+    need = base.copy()
+    queue = np.empty(len(need), dtype=np.int32)
+    tail = 0
+    for i in zero:
+        queue[tail] = i
+        tail += 1
+    for s in path:
+        v = own[s]
+        if not ((v >= threshold) if player == 0 else (v < threshold)):
+            continue  # an ending the player does not want: as the moves counted already
+        for j in range(first[s], first[s + 1]):
+            p = preds[j]
+            if need[p] <= 0:
+                continue
+            need[p] = 0 if side[p] == player else need[p] - 1
+            if need[p] <= 0:
+                queue[tail] = p
+                tail += 1
+    if need[node] <= 0:
+        return True
+    head = 0
+    while head < tail:
+        at = queue[head]
+        head += 1
+        if on_path[at]:
+            continue  # the moves into it end the game: counted as endings above
+        for j in range(first[at], first[at + 1]):
+            p = preds[j]
+            if need[p] <= 0:
+                continue
+            need[p] = 0 if side[p] == player else need[p] - 1
+            if need[p] <= 0:
+                if p == node:
+                    return True
+                queue[tail] = p
+                tail += 1
+    return False
+
+
+@njit
+def _settle(
+    side: I8,
+    own: I32,
+    first: I32,
+    preds: I32,
+    on_path: BOOL,
+    path: I32,
+    node: int,
+    threshold: int,
+    player: int,
+    mine: I32,
+    mine_zero: I32,
+    theirs: I32,
+    theirs_zero: I32,
 ) -> int:
     """1 where ``player`` forces its result from ``node`` in finitely many moves, the
-    positions marked ``on_path`` seen (a return to one ends the game), -1 where the
-    other side forces the opposite, 0 neither found. Each side counts a capture at the
-    bound worst for it (``low`` for player 0)."""
-    order = np.zeros(total, dtype=np.int32)
-    mine, theirs = (low, high) if player == 0 else (high, low)
-    _attractor(
-        total,
-        side,
-        edges,
-        mine,
-        count,
-        ends,
-        first,
-        preds,
-        threshold,
-        player,
-        order,
-        on_path,
-        own,
-    )
-    if order[node] >= 0:
+    positions of ``path`` (marked ``on_path``) seen (a return to one ends the game), -1
+    where the other side forces the opposite, 0 neither found. Each side counts a
+    capture at the bound worst for it (``mine`` and ``theirs``: :func:`_needs` of the
+    player and of the other side)."""
+    if _enters(side, own, first, preds, on_path, path, node, threshold, player, mine, mine_zero):
         return 1
-    _attractor(
-        total,
-        side,
-        edges,
-        theirs,
-        count,
-        ends,
-        first,
-        preds,
-        threshold,
-        1 - player,
-        order,
-        on_path,
-        own,
-    )
-    return -1 if order[node] >= 0 else 0
+    other = 1 - player
+    if _enters(side, own, first, preds, on_path, path, node, threshold, other, theirs, theirs_zero):
+        return -1
+    return 0
