@@ -41,7 +41,7 @@ U8 = npt.NDArray[np.uint8]
 
 #: The layers whose bounds the store closes as it builds them, by default: up to 5 seeds
 #: every board closes, in seconds (``endgame build --close-up-to 6`` closes most of the
-#: next layer too, in about twenty minutes on two cores: figures in docs/ENGINE.md).
+#: next layer too, in about ten minutes of proofs on two cores: figures in docs/ENGINE.md).
 CLOSED_UP_TO = 5
 #: The budget of each proof there (one threshold of one board).
 PROOF_NODES = 20_000
