@@ -43,7 +43,7 @@ from core.engine._jit import njit
 from core.engine.analysis import since_capture
 from core.engine.kernel import to_relative
 from core.engine.ranking import layer_size
-from core.engine.segment import MAX_SEEDS, Segment, play_out
+from core.engine.segment import MAX_SEEDS, Segment, _grow, _mark_seen, _needs, play_out
 from core.position import Position
 
 U8 = npt.NDArray[np.uint8]
@@ -218,10 +218,11 @@ class _PathSearch:
         # every node of the search, so computed once (each node then marks its path)
         _, side, edges, count, ends, _, _ = segment.graph
         mine, theirs = (segment.low, segment.high) if player == 0 else (segment.high, segment.low)
-        self.needs = (
+        needs = (
             _needs(total, side, edges, mine, count, ends, threshold, player),
             _needs(total, side, edges, theirs, count, ends, threshold, 1 - player),
         )
+        self.needs = tuple((need, np.flatnonzero(need == 0).astype(np.int32)) for need in needs)
         # what the attractors settle for a node with the positions of its path seen
         # (depth does not matter to them, so the deepenings share it)
         self.settled: dict[tuple[int, int], int] = {}
@@ -321,37 +322,6 @@ class _PathSearch:
 
 
 @njit
-def _needs(
-    total: int,
-    side: I8,
-    edges: I32,
-    fixed: I32,
-    count: I32,
-    ends: I32,
-    threshold: int,
-    player: int,
-) -> tuple[I32, I32]:
-    """For the attractor of ``player`` (as :func:`core.engine.segment._attractor`'s, no
-    position seen): how many more of its moves each position needs to be won for the
-    player (its own positions one, the other side's all of them; 0 where its endings
-    already do), and the positions that need none."""
-    need = np.zeros(total, dtype=np.int32)
-    for i in range(total):
-        if ends[i] >= 0:
-            good = ends[i] >= threshold if player == 0 else ends[i] < threshold
-            need[i] = 0 if good else 1 << 30
-            continue
-        good_exits = 0
-        for k in range(count[i]):
-            if edges[i, k] < 0:
-                v = fixed[i, k]
-                if (v >= threshold) if player == 0 else (v < threshold):
-                    good_exits += 1
-        need[i] = (1 if good_exits == 0 else 0) if side[i] == player else count[i] - good_exits
-    return need, np.flatnonzero(need == 0).astype(np.int32)
-
-
-@njit
 def _enters(
     side: I8,
     own: I32,
@@ -365,48 +335,18 @@ def _enters(
     base: I32,
     zero: I32,
 ) -> bool:
-    """Whether ``node`` lies in ``player``'s attractor with the positions of ``path``
-    seen (a move into one ends the game there, worth ``own`` of it): the attractor of
-    :func:`core.engine.segment._attractor` grown from ``base`` and ``zero`` (:func:`_needs`),
-    the moves into the path's positions counted as endings, and stopped as soon as
-    ``node`` enters."""
+    """Whether ``node`` lies in ``player``'s attractor (as
+    :func:`core.engine.segment._attractor`'s) with the positions of ``path`` seen: grown
+    from ``base``, what each position needs before any is seen, and ``zero``, those
+    needing nothing, and stopped as soon as ``node`` enters."""
     need = base.copy()
     queue = np.empty(len(need), dtype=np.int32)
-    tail = 0
-    for i in zero:
-        queue[tail] = i
-        tail += 1
-    for s in path:
-        v = own[s]
-        if not ((v >= threshold) if player == 0 else (v < threshold)):
-            continue  # an ending the player does not want: as the moves counted already
-        for j in range(first[s], first[s + 1]):
-            p = preds[j]
-            if need[p] <= 0:
-                continue
-            need[p] = 0 if side[p] == player else need[p] - 1
-            if need[p] <= 0:
-                queue[tail] = p
-                tail += 1
+    queue[: len(zero)] = zero
+    tail = _mark_seen(need, side, own, first, preds, path, threshold, player, queue, len(zero))
     if need[node] <= 0:
         return True
-    head = 0
-    while head < tail:
-        at = queue[head]
-        head += 1
-        if on_path[at]:
-            continue  # the moves into it end the game: counted as endings above
-        for j in range(first[at], first[at + 1]):
-            p = preds[j]
-            if need[p] <= 0:
-                continue
-            need[p] = 0 if side[p] == player else need[p] - 1
-            if need[p] <= 0:
-                if p == node:
-                    return True
-                queue[tail] = p
-                tail += 1
-    return False
+    no_order = np.empty(0, dtype=np.int32)
+    return _grow(need, side, first, preds, on_path, player, queue, tail, no_order, node)
 
 
 @njit
@@ -428,8 +368,9 @@ def _settle(
     """1 where ``player`` forces its result from ``node`` in finitely many moves, the
     positions of ``path`` (marked ``on_path``) seen (a return to one ends the game), -1
     where the other side forces the opposite, 0 neither found. Each side counts a
-    capture at the bound worst for it (``mine`` and ``theirs``: :func:`_needs` of the
-    player and of the other side)."""
+    capture at the bound worst for it (``mine`` and ``theirs``: what each position needs
+    for the player and for the other side, :func:`core.engine.segment._needs`, and the
+    positions needing nothing)."""
     if _enters(side, own, first, preds, on_path, path, node, threshold, player, mine, mine_zero):
         return 1
     other = 1 - player

@@ -248,43 +248,117 @@ def _attractor(
 
     A move into a node marked in ``seen`` (positions played since the root, beyond the
     history the segment was explored with) ends the game there, worth ``own`` of it."""
-    need = np.zeros(total, dtype=np.int32)
+    need = _needs(total, side, edges, fixed, count, ends, threshold, player)
     queue = np.zeros(total, dtype=np.int32)
+    marked = np.flatnonzero(seen).astype(np.int32)
+    _mark_seen(need, side, own, first, preds, marked, threshold, player, queue, 0)
     tail = 0
     for i in range(total):
         order[i] = -1
-        if ends[i] >= 0:
-            good = ends[i] >= threshold if player == 0 else ends[i] < threshold
-            need[i] = 0 if good else 1 << 30
-        else:
-            good_exits = 0
-            for k in range(count[i]):
-                c = edges[i, k]
-                if c < 0 or seen[c]:
-                    v = fixed[i, k] if c < 0 else own[c]
-                    if (v >= threshold) if player == 0 else (v < threshold):
-                        good_exits += 1
-            # the player's own node needs one good move, the other's all of them
-            need[i] = (1 if good_exits == 0 else 0) if side[i] == player else count[i] - good_exits
-        if need[i] == 0:
+        if need[i] <= 0:
             order[i] = tail
             queue[tail] = i
             tail += 1
+    _grow(need, side, first, preds, seen, player, queue, tail, order, -1)
+
+
+@njit
+def _needs(
+    total: int,
+    side: I8,
+    edges: I32,
+    fixed: I32,
+    count: I32,
+    ends: I32,
+    threshold: int,
+    player: int,
+) -> I32:
+    """For :func:`_attractor` of ``player``, no position seen: how many more of its
+    moves each position needs to be won for the player (its own positions one, the
+    other side's all of them; 0 where its endings already do)."""
+    need = np.zeros(total, dtype=np.int32)
+    for i in range(total):
+        if ends[i] >= 0:
+            good = ends[i] >= threshold if player == 0 else ends[i] < threshold
+            need[i] = 0 if good else 1 << 30
+            continue
+        good_exits = 0
+        for k in range(count[i]):
+            if edges[i, k] < 0:
+                v = fixed[i, k]
+                if (v >= threshold) if player == 0 else (v < threshold):
+                    good_exits += 1
+        need[i] = (1 if good_exits == 0 else 0) if side[i] == player else count[i] - good_exits
+    return need
+
+
+@njit
+def _mark_seen(
+    need: I32,
+    side: I8,
+    own: I32,
+    first: I32,
+    preds: I32,
+    seen: I32,
+    threshold: int,
+    player: int,
+    queue: I32,
+    tail: int,
+) -> int:
+    """The moves into the positions ``seen`` (node numbers) end the game there, worth
+    ``own`` of them: counted in ``need`` (:func:`_needs`) where the player wants that
+    ending; the positions that now need nothing go on ``queue`` from ``tail`` (returns
+    the new tail)."""
+    for s in seen:
+        v = own[s]
+        if not ((v >= threshold) if player == 0 else (v < threshold)):
+            continue  # an ending the player does not want: as the moves counted already
+        for j in range(first[s], first[s + 1]):
+            p = preds[j]
+            if need[p] <= 0:
+                continue
+            need[p] = 0 if side[p] == player else need[p] - 1
+            if need[p] <= 0:
+                queue[tail] = p
+                tail += 1
+    return tail
+
+
+@njit
+def _grow(
+    need: I32,
+    side: I8,
+    first: I32,
+    preds: I32,
+    seen: BOOL,
+    player: int,
+    queue: I32,
+    tail: int,
+    order: I32,
+    stop_at: int,
+) -> bool:
+    """Grow the attractor whose positions needing nothing are ``queue[:tail]``, from
+    their predecessors back (``need`` counted down; ``order`` of entry written where it
+    is not empty); True as soon as node ``stop_at`` enters (-1: grown whole)."""
     head = 0
     while head < tail:
         node = queue[head]
         head += 1
         if seen[node]:
-            continue  # the moves into it end the game: counted as endings above
+            continue  # the moves into it end the game: counted as endings
         for j in range(first[node], first[node + 1]):
             p = preds[j]
-            if order[p] >= 0:
-                continue
-            need[p] -= 1 if side[p] != player else need[p]
             if need[p] <= 0:
-                order[p] = tail
+                continue
+            need[p] = 0 if side[p] == player else need[p] - 1
+            if need[p] <= 0:
+                if p == stop_at:
+                    return True
+                if len(order):
+                    order[p] = tail
                 queue[tail] = p
                 tail += 1
+    return False
 
 
 @njit
