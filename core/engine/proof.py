@@ -223,6 +223,12 @@ class _PathSearch:
             _needs(total, side, edges, theirs, count, ends, threshold, 1 - player),
         )
         self.needs = tuple((need, np.flatnonzero(need == 0).astype(np.int32)) for need in needs)
+        # per depth of the search, the two attractors (the player's, the other side's)
+        # grown whole for the node there with its path seen: a child's are its
+        # parent's grown on by the child alone (:func:`_extend`), not built again
+        self.stack: list[tuple[I32, I32]] = []
+        self.root_grown = False
+        self.queue = np.empty(total, dtype=np.int32)
         # what the attractors settle for a node with the positions of its path seen
         # (depth does not matter to them, so the deepenings share it)
         self.settled: dict[tuple[int, int], int] = {}
@@ -240,7 +246,7 @@ class _PathSearch:
             for plies in range(0, max_plies + 1, 2):
                 self.on_path[0] = True
                 self.path[0], self.length = 0, 1
-                result = self._won(0, self.keys[0], plies)
+                result = self._won(0, self.keys[0], plies, 0)
                 if result != 0:
                     return Proof(result > 0, plies, self.nodes, disproven=result < 0)
                 searched = plies
@@ -256,38 +262,58 @@ class _PathSearch:
             return 1 if low >= t else -1 if high < t else 0
         return 1 if high < t else -1 if low >= t else 0
 
-    def _won(self, node: int, key: int, plies: int) -> int:
+    def _grow_at(self, node: int, depth: int) -> int:
+        """Both attractors grown whole for ``node`` at ``depth``, the last position of the
+        path (the root at depth 0, else a child of the node at ``depth - 1``, whose
+        attractors are there); what they settle for it: 1 the player forces its result, -1
+        the other side forces the opposite, 0 neither."""
+        total, side, _, _, _, first, preds = self.segment.graph
+        if len(self.stack) <= depth:
+            self.stack.append((np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)))
+        path = self.path[: self.length]
+        for who in (0, 1):
+            base, zero = self.needs[who]
+            player = self.player if who == 0 else 1 - self.player
+            if depth == 0:
+                if not self.root_grown:
+                    _grow_whole(
+                        self.stack[0][who], base, zero, side, self.segment.own, first, preds,
+                        self.on_path, path, self.threshold, player, self.queue,
+                    )  # fmt: skip
+            else:
+                _extend(
+                    self.stack[depth - 1][who], self.stack[depth][who], base, zero, side,
+                    self.segment.own, first, preds, self.on_path, path, node,
+                    self.threshold, player, self.queue,
+                )  # fmt: skip
+        self.root_grown = True
+        mine, theirs = self.stack[depth]
+        return 1 if mine[node] <= 0 else -1 if theirs[node] <= 0 else 0
+
+    def _won(self, node: int, key: int, plies: int, depth: int) -> int:
         """1 where the player forces its result from ``node``, the last position of the
-        path (``on_path``, whose set ``key`` names), -1 where the other side forces the
-        opposite, 0 where ``plies`` more do not tell."""
+        path (``on_path``, whose set ``key`` names) at ``depth``, -1 where the other
+        side forces the opposite, 0 where ``plies`` more do not tell."""
         self.nodes += 1
         if self.nodes > self.max_nodes or (
             self.deadline is not None and time.perf_counter() > self.deadline
         ):
             raise _OutOfNodes
-        _, side, edges, count, ends, first, preds = self.segment.graph
+        _, side, edges, count, ends, _, _ = self.segment.graph
         if ends[node] >= 0:
             return self._ending(int(ends[node]), int(ends[node]))
         # what the attractors settle, or an earlier deepening did, for the node with its
         # path's positions seen
         known = self.settled.get((node, key))
+        grown = False
         if known is None:
-            known = _settle(
-                side,
-                self.segment.own,
-                first,
-                preds,
-                self.on_path,
-                self.path[: self.length],
-                node,
-                self.threshold,
-                self.player,
-                *self.needs[0],
-                *self.needs[1],
-            )
+            known = self._grow_at(node, depth)
+            grown = True
             self.settled[(node, key)] = known
         if known != 0 or plies == 0:
             return known
+        if not grown:  # settled by an earlier deepening: its children grow from it
+            self._grow_at(node, depth)
         # the player needs one move it wants, the other side one escape: ``want`` is
         # the result the side to move looks for (a search for a proof: at the other
         # side's nodes the first move not known to fail ends it, as a refutation would)
@@ -306,7 +332,7 @@ class _PathSearch:
                 self.on_path[child] = True
                 self.path[self.length] = child
                 self.length += 1
-                result = self._won(child, key ^ self.keys[child], plies - 1)
+                result = self._won(child, key ^ self.keys[child], plies - 1, depth + 1)
                 self.length -= 1
                 self.on_path[child] = False
             if result == want:
@@ -322,58 +348,68 @@ class _PathSearch:
 
 
 @njit
-def _enters(
+def _grow_whole(
+    need: I32,
+    base: I32,
+    zero: I32,
     side: I8,
     own: I32,
     first: I32,
     preds: I32,
     on_path: BOOL,
     path: I32,
-    node: int,
     threshold: int,
     player: int,
-    base: I32,
-    zero: I32,
-) -> bool:
-    """Whether ``node`` lies in ``player``'s attractor (as
-    :func:`core.engine.segment._attractor`'s) with the positions of ``path`` seen: grown
-    from ``base``, what each position needs before any is seen, and ``zero``, those
-    needing nothing, and stopped as soon as ``node`` enters."""
-    need = base.copy()
-    queue = np.empty(len(need), dtype=np.int32)
+    queue: I32,
+) -> None:
+    """``player``'s attractor (as :func:`core.engine.segment._attractor`'s) with the
+    positions of ``path`` seen, grown whole into ``need`` from ``base`` and ``zero``
+    (what each position needs before any is seen, and those needing nothing): a
+    position is in it where its ``need`` is 0 or less."""
+    need[:] = base
     queue[: len(zero)] = zero
     tail = _mark_seen(need, side, own, first, preds, path, threshold, player, queue, len(zero))
-    if need[node] <= 0:
-        return True
     no_order = np.empty(0, dtype=np.int32)
-    return _grow(need, side, first, preds, on_path, player, queue, tail, no_order, node)
+    _grow(need, side, first, preds, on_path, player, queue, tail, no_order, -1)
 
 
 @njit
-def _settle(
+def _extend(
+    parent: I32,
+    need: I32,
+    base: I32,
+    zero: I32,
     side: I8,
     own: I32,
     first: I32,
     preds: I32,
     on_path: BOOL,
     path: I32,
-    node: int,
+    child: int,
     threshold: int,
     player: int,
-    mine: I32,
-    mine_zero: I32,
-    theirs: I32,
-    theirs_zero: I32,
-) -> int:
-    """1 where ``player`` forces its result from ``node`` in finitely many moves, the
-    positions of ``path`` (marked ``on_path``) seen (a return to one ends the game), -1
-    where the other side forces the opposite, 0 neither found. Each side counts a
-    capture at the bound worst for it (``mine`` and ``theirs``: what each position needs
-    for the player and for the other side, :func:`core.engine.segment._needs`, and the
-    positions needing nothing)."""
-    if _enters(side, own, first, preds, on_path, path, node, threshold, player, mine, mine_zero):
-        return 1
-    other = 1 - player
-    if _enters(side, own, first, preds, on_path, path, node, threshold, other, theirs, theirs_zero):
-        return -1
-    return 0
+    queue: I32,
+) -> None:
+    """``player``'s attractor grown whole into ``need`` for ``path`` (its last position
+    ``child`` newly seen), from ``parent``, the attractor for the path without it.
+
+    A seen position ends the game where play comes back to it. Where the player wants
+    that ending, seeing ``child`` can only add positions to the attractor: those from
+    which the player forces play back into it, grown on from the parent's (where
+    ``child`` was in the attractor already, its predecessors were counted when it
+    entered, and nothing changes). Where the player does not want it and ``child`` was
+    not in the attractor, no position's way in went through it: nothing changes either.
+    Only where ``child`` was in and now ends the game against the player may positions
+    leave: the attractor is then grown again from the start."""
+    good = (own[child] >= threshold) if player == 0 else (own[child] < threshold)
+    if parent[child] <= 0 and not good:
+        _grow_whole(
+            need, base, zero, side, own, first, preds, on_path, path, threshold, player, queue
+        )
+        return
+    need[:] = parent
+    if good and parent[child] > 0:
+        seen = np.full(1, child, dtype=np.int32)
+        tail = _mark_seen(need, side, own, first, preds, seen, threshold, player, queue, 0)
+        no_order = np.empty(0, dtype=np.int32)
+        _grow(need, side, first, preds, on_path, player, queue, tail, no_order, -1)

@@ -12,7 +12,7 @@ import pytest
 from core import Position
 from core.engine import retrograde
 from core.engine.kernel import to_relative
-from core.engine.proof import _PathSearch, _segment_at, _settle, prove_win, result_range
+from core.engine.proof import _PathSearch, _segment_at, prove_win, result_range
 from core.engine.segment import _attractor
 from tests.engine.history_game import solved_boards
 from tests.engine.test_segment import GAME_3_START
@@ -61,11 +61,13 @@ def test_without_the_nodes_to_finish_nothing_is_proven() -> None:
     assert np.isfinite(proof.plies)
 
 
-def test_the_attractors_settle_a_node_as_when_built_whole_for_its_path() -> None:
-    """The search grows each attractor from needs computed once per search and marks
-    only the path's positions; built whole for the path at every node (as
-    :func:`core.engine.segment._attractor` does), it must say the same. Random paths
-    through game 3's segment (6 seeds, 2 to 3 thresholds, both players)."""
+def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> None:
+    """The search grows a child's attractors on from its parent's, seeing the child
+    alone (or grows them again where the child now ends the game against the side),
+    from needs computed once per search; built whole for the path at every node (as
+    :func:`core.engine.segment._attractor` does), they must hold the same positions.
+    Random paths through game 3's segment (6 seeds, 2 to 3 thresholds, both players),
+    checked at every step."""
     values, bounds = retrograde.build(6), retrograde.game_bounds(6)
     p = Position.from_text(GAME_3_START)
     found = _segment_at(p, values, bounds)
@@ -74,6 +76,7 @@ def test_the_attractors_settle_a_node_as_when_built_whole_for_its_path() -> None
     total, side, edges, count, ends, first, preds = segment.graph
     rng = np.random.default_rng(7)
     settled = {1: 0, -1: 0, 0: 0}
+    into = 0  # steps into a position one of the parent's attractors held
     for threshold in range(1, segment.seeds + 1, 2):
         for player in (0, 1):
             search = _PathSearch(segment, player, threshold)
@@ -81,55 +84,46 @@ def test_the_attractors_settle_a_node_as_when_built_whole_for_its_path() -> None
                 (segment.low, segment.high) if player == 0 else (segment.high, segment.low)
             )
             for _walk in range(15):
-                path, node = [0], 0
-                on_path = np.zeros(total, dtype=np.bool_)
-                on_path[0] = True
-                for _ply in range(int(rng.integers(0, 30))):
+                search.on_path[:] = False
+                search.on_path[0] = True
+                search.path[0], search.length = 0, 1
+                search.root_grown = False
+                node = 0
+                for depth in range(int(rng.integers(0, 30))):
+                    got = search._grow_at(node, depth)
+                    for who, fixed in ((player, mine), (1 - player, theirs)):
+                        order = np.zeros(total, dtype=np.int32)
+                        _attractor(
+                            total,
+                            side,
+                            edges,
+                            fixed,
+                            count,
+                            ends,
+                            first,
+                            preds,
+                            threshold,
+                            who,
+                            order,
+                            search.on_path,
+                            segment.own,
+                        )
+                        grown = search.stack[depth][0 if who == player else 1] <= 0
+                        assert (grown == (order >= 0)).all(), (threshold, player, depth)
+                    settled[got] += 1
                     moves = [
-                        int(c) for c in edges[node, : count[node]] if c >= 0 and not on_path[c]
+                        int(c)
+                        for c in edges[node, : count[node]]
+                        if c >= 0 and not search.on_path[c] and ends[c] < 0
                     ]
                     if not moves:
                         break
                     node = moves[int(rng.integers(len(moves)))]
-                    on_path[node] = True
-                    path.append(node)
-                if ends[node] >= 0:
-                    continue
-                got = _settle(
-                    side,
-                    segment.own,
-                    first,
-                    preds,
-                    on_path,
-                    np.array(path, dtype=np.int32),
-                    node,
-                    threshold,
-                    player,
-                    *search.needs[0],
-                    *search.needs[1],
-                )
-                order = np.zeros(total, dtype=np.int32)
-                whole = 0
-                for who, fixed, result in ((player, mine, 1), (1 - player, theirs, -1)):
-                    _attractor(
-                        total,
-                        side,
-                        edges,
-                        fixed,
-                        count,
-                        ends,
-                        first,
-                        preds,
-                        threshold,
-                        who,
-                        order,
-                        on_path,
-                        segment.own,
-                    )
-                    if order[node] >= 0:
-                        whole = result
-                        break
-                assert got == whole, (threshold, player, path)
-                settled[got] += 1
+                    mine_now, theirs_now = search.stack[depth]
+                    into += bool(min(mine_now[node], theirs_now[node]) <= 0)
+                    search.on_path[node] = True
+                    search.path[search.length] = node
+                    search.length += 1
+    assert into > 0
     # the walks reach positions of each kind: settled either way, and open
     assert min(settled.values()) > 0, settled
