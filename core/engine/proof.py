@@ -32,7 +32,6 @@ it both): a win from 23-22, a draw from 23-23.
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass
 
@@ -49,6 +48,7 @@ from core.position import Position
 U8 = npt.NDArray[np.uint8]
 I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
 BOOL = npt.NDArray[np.bool_]
 
 
@@ -208,8 +208,8 @@ class _PathSearch:
         self.threshold = threshold
         total = segment.graph[0]
         # a path's positions as a set: the XOR of a random number per position
-        draw = random.Random(total)
-        self.keys = [draw.getrandbits(64) for _ in range(total)]
+        draw = np.random.default_rng(total)
+        self.keys: list[int] = draw.integers(0, 1 << 63, total, dtype=np.int64).tolist()
         self.on_path = np.zeros(total, dtype=np.bool_)
         # the path's positions in order (the root first), for the attractors to mark
         self.path = np.zeros(total, dtype=np.int32)
@@ -226,9 +226,11 @@ class _PathSearch:
         # per depth of the search, the two attractors (the player's, the other side's)
         # grown whole for the node there with its path seen: a child's are its
         # parent's grown on by the child alone (:func:`_extend`), not built again
-        self.stack: list[tuple[I32, I32]] = []
+        # (their ``need``s, each position's entry number or -1, and the next numbers)
+        self.stack: list[tuple[I32, I32, I64]] = []
         self.root_grown = False
         self.queue = np.empty(total, dtype=np.int32)
+        self.leaving = np.zeros(total, dtype=np.bool_)
         # what the attractors settle for a node with the positions of its path seen
         # (depth does not matter to them, so the deepenings share it)
         self.settled: dict[tuple[int, int], int] = {}
@@ -267,28 +269,37 @@ class _PathSearch:
         path (the root at depth 0, else a child of the node at ``depth - 1``, whose
         attractors are there); what they settle for it: 1 the player forces its result, -1
         the other side forces the opposite, 0 neither."""
-        total, side, _, _, _, first, preds = self.segment.graph
+        total, side, edges, count, _, first, preds = self.segment.graph
         if len(self.stack) <= depth:
-            self.stack.append((np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)))
+            self.stack.append(
+                (
+                    np.empty((2, total), dtype=np.int32),
+                    np.empty((2, total), dtype=np.int32),
+                    np.zeros(2, dtype=np.int64),
+                )
+            )
+        need, order, numbered = self.stack[depth]
         path = self.path[: self.length]
         for who in (0, 1):
             base, zero = self.needs[who]
             player = self.player if who == 0 else 1 - self.player
             if depth == 0:
                 if not self.root_grown:
-                    _grow_whole(
-                        self.stack[0][who], base, zero, side, self.segment.own, first, preds,
-                        self.on_path, path, self.threshold, player, self.queue,
+                    numbered[who] = _grow_whole(
+                        need[who], order[who], base, zero, side, self.segment.own, first,
+                        preds, self.on_path, path, self.threshold, player, self.queue,
                     )  # fmt: skip
             else:
-                _extend(
-                    self.stack[depth - 1][who], self.stack[depth][who], base, zero, side,
-                    self.segment.own, first, preds, self.on_path, path, node,
-                    self.threshold, player, self.queue,
+                parent = self.stack[depth - 1]
+                need[who] = parent[0][who]
+                order[who] = parent[1][who]
+                numbered[who] = _extend(
+                    need[who], order[who], int(parent[2][who]), base, side, edges, count,
+                    self.segment.own, first, preds, self.on_path, node, self.threshold,
+                    player, self.queue, self.leaving,
                 )  # fmt: skip
         self.root_grown = True
-        mine, theirs = self.stack[depth]
-        return 1 if mine[node] <= 0 else -1 if theirs[node] <= 0 else 0
+        return 1 if need[0, node] <= 0 else -1 if need[1, node] <= 0 else 0
 
     def _won(self, node: int, key: int, plies: int, depth: int) -> int:
         """1 where the player forces its result from ``node``, the last position of the
@@ -350,6 +361,7 @@ class _PathSearch:
 @njit
 def _grow_whole(
     need: I32,
+    order: I32,
     base: I32,
     zero: I32,
     side: I8,
@@ -361,55 +373,171 @@ def _grow_whole(
     threshold: int,
     player: int,
     queue: I32,
-) -> None:
+) -> int:
     """``player``'s attractor (as :func:`core.engine.segment._attractor`'s) with the
     positions of ``path`` seen, grown whole into ``need`` from ``base`` and ``zero``
     (what each position needs before any is seen, and those needing nothing): a
-    position is in it where its ``need`` is 0 or less."""
+    position is in it where its ``need`` is 0 or less, numbered in ``order`` as it
+    entered (-1 outside). Returns the next number."""
     need[:] = base
     queue[: len(zero)] = zero
     tail = _mark_seen(need, side, own, first, preds, path, threshold, player, queue, len(zero))
-    no_order = np.empty(0, dtype=np.int32)
-    _grow(need, side, first, preds, on_path, player, queue, tail, no_order, -1)
+    order[:] = -1
+    for i in range(tail):
+        order[queue[i]] = i
+    return _grow(need, side, first, preds, on_path, player, queue, tail, order, tail)
 
 
 @njit
 def _extend(
-    parent: I32,
     need: I32,
+    order: I32,
+    numbered: int,
     base: I32,
-    zero: I32,
     side: I8,
+    edges: I32,
+    count: I32,
     own: I32,
     first: I32,
     preds: I32,
     on_path: BOOL,
-    path: I32,
     child: int,
     threshold: int,
     player: int,
     queue: I32,
-) -> None:
-    """``player``'s attractor grown whole into ``need`` for ``path`` (its last position
-    ``child`` newly seen), from ``parent``, the attractor for the path without it.
+    leaving: BOOL,
+) -> int:
+    """``player``'s attractor, ``need`` and ``order`` as :func:`_grow_whole`'s for the
+    path without ``child``, made the attractor with ``child`` seen too (its last
+    position, marked in ``on_path``); ``numbered`` the next entry number, and the next
+    one returned.
 
     A seen position ends the game where play comes back to it. Where the player wants
-    that ending, seeing ``child`` can only add positions to the attractor: those from
-    which the player forces play back into it, grown on from the parent's (where
-    ``child`` was in the attractor already, its predecessors were counted when it
-    entered, and nothing changes). Where the player does not want it and ``child`` was
-    not in the attractor, no position's way in went through it: nothing changes either.
-    Only where ``child`` was in and now ends the game against the player may positions
-    leave: the attractor is then grown again from the start."""
+    that ending, seeing ``child`` can only add positions: those from which the player
+    forces play back into it, grown on from the moves into it (where ``child`` was in
+    the attractor already, its predecessors were counted when it entered, and nothing
+    changes). Where the player does not want it and ``child`` was not in the attractor,
+    no position's way in went through it: nothing changes either. Only where ``child``
+    was in and now ends the game against the player may positions leave: those whose
+    way in went through it (:func:`_shrink`)."""
     good = (own[child] >= threshold) if player == 0 else (own[child] < threshold)
-    if parent[child] <= 0 and not good:
-        _grow_whole(
-            need, base, zero, side, own, first, preds, on_path, path, threshold, player, queue
-        )
-        return
-    need[:] = parent
-    if good and parent[child] > 0:
+    if need[child] <= 0 and not good:
+        return _shrink(
+            need, order, numbered, base, side, edges, count, own, first, preds, on_path,
+            child, threshold, player, queue, leaving,
+        )  # fmt: skip
+    if good and need[child] > 0:
         seen = np.full(1, child, dtype=np.int32)
         tail = _mark_seen(need, side, own, first, preds, seen, threshold, player, queue, 0)
-        no_order = np.empty(0, dtype=np.int32)
-        _grow(need, side, first, preds, on_path, player, queue, tail, no_order, -1)
+        for i in range(tail):
+            order[queue[i]] = numbered + i
+        return _grow(need, side, first, preds, on_path, player, queue, tail, order, numbered + tail)
+    return numbered
+
+
+@njit
+def _shrink(
+    need: I32,
+    order: I32,
+    numbered: int,
+    base: I32,
+    side: I8,
+    edges: I32,
+    count: I32,
+    own: I32,
+    first: I32,
+    preds: I32,
+    on_path: BOOL,
+    child: int,
+    threshold: int,
+    player: int,
+    queue: I32,
+    leaving: BOOL,
+) -> int:
+    """:func:`_extend` where ``child`` was in the attractor and now ends the game
+    against the player. A position entered on moves into positions that had entered
+    before it; only those that entered after ``child`` on a chain of such moves from it
+    can depend on it. They leave (``leaving``, cleared again), their ``need`` and that of
+    the positions outside they had counted for are counted again from the positions
+    that stay, and the attractor is grown on from those that still need nothing."""
+    # the chain: predecessors in the attractor that entered after the position they move
+    # to (a seen position other than ``child`` counted for no one: moves into it end the
+    # game)
+    queue[0] = child
+    leaving[child] = True
+    tail = 1
+    head = 0
+    while head < tail:
+        node = queue[head]
+        head += 1
+        if on_path[node] and node != child:
+            continue
+        for j in range(first[node], first[node + 1]):
+            p = preds[j]
+            if need[p] <= 0 and not leaving[p] and order[p] > order[node]:
+                leaving[p] = True
+                queue[tail] = p
+                tail += 1
+    # every position leaving, and every one outside that one of them counted for, is
+    # counted again from the moves into positions that stay (or that end the game)
+    gone = tail
+    for i in range(gone):
+        node = queue[i]
+        order[node] = -1
+        if on_path[node] and node != child:
+            continue
+        for j in range(first[node], first[node + 1]):
+            p = preds[j]
+            if need[p] > 0 and not leaving[p]:
+                need[p] = _recount(
+                    p, need, base, side, edges, count, own, on_path, leaving, threshold, player
+                )
+    for i in range(gone):
+        node = queue[i]
+        need[node] = _recount(
+            node, need, base, side, edges, count, own, on_path, leaving, threshold, player
+        )
+    for i in range(gone):
+        leaving[queue[i]] = False
+    # those that still need nothing enter again, numbered after every other, and the
+    # attractor grows on from them
+    tail = 0
+    for i in range(gone):
+        node = queue[i]
+        if need[node] <= 0:
+            order[node] = numbered + tail
+            queue[tail] = node  # (tail <= i: in place)
+            tail += 1
+    return _grow(need, side, first, preds, on_path, player, queue, tail, order, numbered + tail)
+
+
+@njit
+def _recount(
+    node: int,
+    need: I32,
+    base: I32,
+    side: I8,
+    edges: I32,
+    count: I32,
+    own: I32,
+    on_path: BOOL,
+    leaving: BOOL,
+    threshold: int,
+    player: int,
+) -> int:
+    """What ``node`` needs (as :func:`core.engine.segment._needs`'s count, its moves
+    leaving the segment in ``base``), its moves into positions of the attractor that
+    stay, or into seen positions ending the game as the player wants, counted."""
+    counted = 0
+    for k in range(count[node]):
+        c = edges[node, k]
+        if c < 0:
+            continue
+        if on_path[c]:
+            if (own[c] >= threshold) if player == 0 else (own[c] < threshold):
+                counted += 1
+        elif need[c] <= 0 and not leaving[c]:
+            counted += 1
+    if side[node] == player:
+        return 0 if base[node] <= 0 or counted > 0 else 1
+    return int(base[node]) - counted

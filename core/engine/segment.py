@@ -259,7 +259,7 @@ def _attractor(
             order[i] = tail
             queue[tail] = i
             tail += 1
-    _grow(need, side, first, preds, seen, player, queue, tail, order, -1)
+    _grow(need, side, first, preds, seen, player, queue, tail, order, tail)
 
 
 @njit
@@ -335,11 +335,11 @@ def _grow(
     queue: I32,
     tail: int,
     order: I32,
-    stop_at: int,
-) -> bool:
+    numbered: int,
+) -> int:
     """Grow the attractor whose positions needing nothing are ``queue[:tail]``, from
-    their predecessors back (``need`` counted down; ``order`` of entry written where it
-    is not empty); True as soon as node ``stop_at`` enters (-1: grown whole)."""
+    their predecessors back (``need`` counted down); where ``order`` is not empty, each
+    position entering is numbered there from ``numbered`` on. Returns the next number."""
     head = 0
     while head < tail:
         node = queue[head]
@@ -352,13 +352,12 @@ def _grow(
                 continue
             need[p] = 0 if side[p] == player else need[p] - 1
             if need[p] <= 0:
-                if p == stop_at:
-                    return True
                 if len(order):
-                    order[p] = tail
+                    order[p] = numbered
+                numbered += 1
                 queue[tail] = p
                 tail += 1
-    return False
+    return numbered
 
 
 @njit

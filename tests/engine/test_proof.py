@@ -12,8 +12,8 @@ import pytest
 from core import Position
 from core.engine import retrograde
 from core.engine.kernel import to_relative
-from core.engine.proof import _PathSearch, _segment_at, prove_win, result_range
-from core.engine.segment import _attractor
+from core.engine.proof import _grow_whole, _PathSearch, _segment_at, prove_win, result_range
+from core.engine.segment import Segment, _attractor
 from tests.engine.history_game import solved_boards
 from tests.engine.test_segment import GAME_3_START
 
@@ -108,8 +108,22 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
                             search.on_path,
                             segment.own,
                         )
-                        grown = search.stack[depth][0 if who == player else 1] <= 0
-                        assert (grown == (order >= 0)).all(), (threshold, player, depth)
+                        mine_or_theirs = 0 if who == player else 1
+                        need, entered = (a[mine_or_theirs] for a in search.stack[depth][:2])
+                        assert ((need <= 0) == (order >= 0)).all(), (threshold, player, depth)
+                        assert ((entered >= 0) == (order >= 0)).all(), (threshold, player, depth)
+                        # built whole, what every position still needs is counted alike
+                        base, zero = search.needs[mine_or_theirs]
+                        whole, whole_order = np.empty_like(need), np.empty_like(need)
+                        path = search.path[: search.length]
+                        _grow_whole(
+                            whole, whole_order, base, zero, side, segment.own, first, preds,
+                            search.on_path, path, threshold, who, search.queue,
+                        )  # fmt: skip
+                        assert (need == whole).all()
+                        # and every position entered on moves into positions that had
+                        # entered before it (which the attractor's shrinking relies on)
+                        assert _entered_in_order(segment, search, who, base, entered)
                     settled[got] += 1
                     moves = [
                         int(c)
@@ -119,11 +133,32 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
                     if not moves:
                         break
                     node = moves[int(rng.integers(len(moves)))]
-                    mine_now, theirs_now = search.stack[depth]
-                    into += bool(min(mine_now[node], theirs_now[node]) <= 0)
+                    into += bool(search.stack[depth][0][:, node].min() <= 0)
                     search.on_path[node] = True
                     search.path[search.length] = node
                     search.length += 1
     assert into > 0
     # the walks reach positions of each kind: settled either way, and open
     assert min(settled.values()) > 0, settled
+
+
+def _entered_in_order(
+    segment: Segment, search: _PathSearch, who: int, base: np.ndarray, entered: np.ndarray
+) -> bool:
+    """Whether every position of ``who``'s attractor (numbered ``entered``) is in it by
+    its moves into positions numbered before it, or into seen positions ending the game
+    as ``who`` wants, beside what its moves leaving the segment give (``base``)."""
+    total, side, edges, count, _, _, _ = segment.graph
+    moves = edges[:total]
+    real = (np.arange(6)[None, :] < count[:total, None]) & (moves >= 0)
+    to = np.where(real, moves, 0)
+    own = segment.own[:total]
+    wanted = (own >= search.threshold) if who == 0 else (own < search.threshold)
+    seen = search.on_path[:total]
+    earlier = (entered[to] >= 0) & (entered[to] < entered[:total, None])
+    credit = real & ((seen[to] & wanted[to]) | (~seen[to] & earlier))
+    justified = np.where(
+        side[:total] == who, (base <= 0) | credit.any(axis=1), credit.sum(axis=1) >= base
+    )
+    inside = entered >= 0
+    return bool(justified[inside].all())
