@@ -97,8 +97,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=tighten.CLOSED_UP_TO,
         metavar="K",
         help="close the game bounds of the layers up to K seeds by proofs under the cycle "
-        f"rule, their values with them (default {tighten.CLOSED_UP_TO}: seconds; 6: about "
-        "20 minutes on two cores at --proof-nodes 5000; at most 10)",
+        f"rule, their values with them (default {tighten.CLOSED_UP_TO}: seconds; 7: about "
+        "11 minutes on two cores at --proof-nodes 5000; at most 10)",
     )
     b.add_argument(
         "--proof-nodes",
