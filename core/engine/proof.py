@@ -42,7 +42,15 @@ from core.engine._jit import njit
 from core.engine.analysis import since_capture
 from core.engine.kernel import to_relative
 from core.engine.ranking import layer_size
-from core.engine.segment import MAX_SEEDS, Segment, _grow, _mark_seen, _needs, play_out
+from core.engine.segment import (
+    MAX_SEEDS,
+    Segment,
+    _grow,
+    _mark_seen,
+    _needs,
+    _wants,
+    play_out,
+)
 from core.position import Position
 
 U8 = npt.NDArray[np.uint8]
@@ -420,7 +428,7 @@ def _extend(
     no position's way in went through it: nothing changes either. Only where ``child``
     was in and now ends the game against the player may positions leave: those whose
     way in went through it (:func:`_shrink`)."""
-    good = (own[child] >= threshold) if player == 0 else (own[child] < threshold)
+    good = _wants(own[child], threshold, player)
     if need[child] <= 0 and not good:
         return _shrink(
             need, order, numbered, base, side, edges, count, own, first, preds, on_path,
@@ -497,13 +505,12 @@ def _shrink(
         need[node] = _recount(
             node, need, base, side, edges, count, own, on_path, leaving, threshold, player
         )
-    for i in range(gone):
-        leaving[queue[i]] = False
     # those that still need nothing enter again, numbered after every other, and the
     # attractor grows on from them
     tail = 0
     for i in range(gone):
         node = queue[i]
+        leaving[node] = False
         if need[node] <= 0:
             order[node] = numbered + tail
             queue[tail] = node  # (tail <= i: in place)
@@ -534,8 +541,7 @@ def _recount(
         if c < 0:
             continue
         if on_path[c]:
-            if (own[c] >= threshold) if player == 0 else (own[c] < threshold):
-                counted += 1
+            counted += _wants(own[c], threshold, player)
         elif need[c] <= 0 and not leaving[c]:
             counted += 1
     if side[node] == player:

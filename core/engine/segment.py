@@ -263,6 +263,14 @@ def _attractor(
 
 
 @njit
+def _wants(worth: int, threshold: int, player: int) -> bool:
+    """Whether an ending worth ``worth`` seeds to the root's mover is one ``player`` (0
+    the root's mover, 1 the other side) wants: ``threshold`` or more for the mover,
+    fewer for the other side."""
+    return worth >= threshold if player == 0 else worth < threshold
+
+
+@njit
 def _needs(
     total: int,
     side: I8,
@@ -279,14 +287,14 @@ def _needs(
     need = np.zeros(total, dtype=np.int32)
     for i in range(total):
         if ends[i] >= 0:
-            good = ends[i] >= threshold if player == 0 else ends[i] < threshold
+            good = _wants(ends[i], threshold, player)
             need[i] = 0 if good else 1 << 30
             continue
         good_exits = 0
         for k in range(count[i]):
             if edges[i, k] < 0:
                 v = fixed[i, k]
-                if (v >= threshold) if player == 0 else (v < threshold):
+                if _wants(v, threshold, player):
                     good_exits += 1
         need[i] = (1 if good_exits == 0 else 0) if side[i] == player else count[i] - good_exits
     return need
@@ -311,7 +319,7 @@ def _mark_seen(
     the new tail)."""
     for s in seen:
         v = own[s]
-        if not ((v >= threshold) if player == 0 else (v < threshold)):
+        if not _wants(v, threshold, player):
             continue  # an ending the player does not want: as the moves counted already
         for j in range(first[s], first[s + 1]):
             p = preds[j]
