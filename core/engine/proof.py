@@ -48,6 +48,8 @@ from core.engine.segment import (
     _grow,
     _mark_seen,
     _needs,
+    _no_journal,
+    _save,
     _wants,
     play_out,
 )
@@ -231,11 +233,19 @@ class _PathSearch:
             _needs(total, side, edges, theirs, count, ends, threshold, 1 - player),
         )
         self.needs = tuple((need, np.flatnonzero(need == 0).astype(np.int32)) for need in needs)
-        # per depth of the search, the two attractors (the player's, the other side's)
-        # grown whole for the node there with its path seen: a child's are its
-        # parent's grown on by the child alone (:func:`_extend`), not built again
-        # (their ``need``s, each position's entry number or -1, and the next numbers)
-        self.stack: list[tuple[I32, I32, I64]] = []
+        # the two attractors (the player's, the other side's) as grown whole for the
+        # last node of the path with the path seen: each position's ``need`` and entry
+        # number (``order``, -1 outside), and per depth the next entry numbers. A
+        # child's are its parent's grown on by the child alone (:func:`_extend`), what
+        # that changes kept in a journal per attractor and written back when the search
+        # leaves the child (:func:`_rewind`): copying the arrays per node cost more
+        # than all the growing
+        self.need = np.empty((2, total), dtype=np.int32)
+        self.order = np.empty((2, total), dtype=np.int32)
+        self.numbered: list[list[int]] = []
+        self.journal = [np.empty((total, 3), dtype=np.int32) for _ in range(2)]
+        self.fill = np.zeros((2, 2), dtype=np.int64)  # per attractor: rows used, step
+        self.stamp = np.zeros((2, total), dtype=np.int64)
         self.root_grown = False
         self.queue = np.empty(total, dtype=np.int32)
         self.leaving = np.zeros(total, dtype=np.bool_)
@@ -278,15 +288,9 @@ class _PathSearch:
         attractors are there); what they settle for it: 1 the player forces its result, -1
         the other side forces the opposite, 0 neither."""
         total, side, edges, count, _, first, preds = self.segment.graph
-        if len(self.stack) <= depth:
-            self.stack.append(
-                (
-                    np.empty((2, total), dtype=np.int32),
-                    np.empty((2, total), dtype=np.int32),
-                    np.zeros(2, dtype=np.int64),
-                )
-            )
-        need, order, numbered = self.stack[depth]
+        while len(self.numbered) <= depth:
+            self.numbered.append([0, 0])
+        need, order, numbered = self.need, self.order, self.numbered[depth]
         path = self.path[: self.length]
         for who in (0, 1):
             base, zero = self.needs[who]
@@ -297,17 +301,27 @@ class _PathSearch:
                         need[who], order[who], base, zero, side, self.segment.own, first,
                         preds, self.on_path, path, self.threshold, player, self.queue,
                     )  # fmt: skip
+                    self.fill[who, 0] = 0
             else:
-                parent = self.stack[depth - 1]
-                need[who] = parent[0][who]
-                order[who] = parent[1][who]
+                journal = self.journal[who]
+                if len(journal) - self.fill[who, 0] < total:  # a step keeps each position once
+                    self.journal[who] = journal = np.concatenate((journal, journal))
                 numbered[who] = _extend(
-                    need[who], order[who], int(parent[2][who]), base, side, edges, count,
-                    self.segment.own, first, preds, self.on_path, node, self.threshold,
-                    player, self.queue, self.leaving,
+                    need[who], order[who], self.numbered[depth - 1][who], base, side, edges,
+                    count, self.segment.own, first, preds, self.on_path, node,
+                    self.threshold, player, self.queue, self.leaving, journal, self.fill[who],
+                    self.stamp[who],
                 )  # fmt: skip
         self.root_grown = True
         return 1 if need[0, node] <= 0 else -1 if need[1, node] <= 0 else 0
+
+    def _rewind(self, marks: tuple[int, int]) -> None:
+        """Both attractors back to what they were when their journals held ``marks``
+        rows."""
+        for who in (0, 1):
+            if self.fill[who, 0] > marks[who]:
+                need, order = self.need[who], self.order[who]
+                _rewind(need, order, self.journal[who], self.fill[who], marks[who])
 
     def _won(self, node: int, key: int, plies: int, depth: int) -> int:
         """1 where the player forces its result from ``node``, the last position of the
@@ -318,9 +332,20 @@ class _PathSearch:
             self.deadline is not None and time.perf_counter() > self.deadline
         ):
             raise _OutOfNodes
-        _, side, edges, count, ends, _, _ = self.segment.graph
+        ends = self.segment.graph[4]
         if ends[node] >= 0:
             return self._ending(int(ends[node]), int(ends[node]))
+        # the attractors are the parent's now; the node's grown on from them are undone
+        # on the way back
+        marks = (int(self.fill[0, 0]), int(self.fill[1, 0]))
+        try:
+            return self._search(node, key, plies, depth)
+        finally:
+            self._rewind(marks)
+
+    def _search(self, node: int, key: int, plies: int, depth: int) -> int:
+        """:meth:`_won` of a node whose game goes on."""
+        _, side, edges, count, _, _, _ = self.segment.graph
         # what the attractors settle, or an earlier deepening did, for the node with its
         # path's positions seen
         known = self.settled.get((node, key))
@@ -389,11 +414,17 @@ def _grow_whole(
     entered (-1 outside). Returns the next number."""
     need[:] = base
     queue[: len(zero)] = zero
-    tail = _mark_seen(need, side, own, first, preds, path, threshold, player, queue, len(zero))
+    journal, fill, stamp = _no_journal()
+    tail = _mark_seen(
+        need, side, own, first, preds, path, threshold, player, queue, len(zero), order,
+        journal, fill, stamp,
+    )  # fmt: skip
     order[:] = -1
     for i in range(tail):
         order[queue[i]] = i
-    return _grow(need, side, first, preds, on_path, player, queue, tail, order, tail)
+    return _grow(
+        need, side, first, preds, on_path, player, queue, tail, order, tail, journal, fill, stamp
+    )
 
 
 @njit
@@ -414,11 +445,15 @@ def _extend(
     player: int,
     queue: I32,
     leaving: BOOL,
+    journal: I32,
+    fill: I64,
+    stamp: I64,
 ) -> int:
     """``player``'s attractor, ``need`` and ``order`` as :func:`_grow_whole`'s for the
     path without ``child``, made the attractor with ``child`` seen too (its last
     position, marked in ``on_path``); ``numbered`` the next entry number, and the next
-    one returned.
+    one returned. What changes is kept in ``journal`` first, as one step
+    (:func:`core.engine.segment._save`): :func:`_rewind` undoes it.
 
     A seen position ends the game where play comes back to it. Where the player wants
     that ending, seeing ``child`` can only add positions: those from which the player
@@ -428,18 +463,25 @@ def _extend(
     no position's way in went through it: nothing changes either. Only where ``child``
     was in and now ends the game against the player may positions leave: those whose
     way in went through it (:func:`_shrink`)."""
+    fill[1] += 1  # a new step
     good = _wants(own[child], threshold, player)
     if need[child] <= 0 and not good:
         return _shrink(
             need, order, numbered, base, side, edges, count, own, first, preds, on_path,
-            child, threshold, player, queue, leaving,
+            child, threshold, player, queue, leaving, journal, fill, stamp,
         )  # fmt: skip
     if good and need[child] > 0:
         seen = np.full(1, child, dtype=np.int32)
-        tail = _mark_seen(need, side, own, first, preds, seen, threshold, player, queue, 0)
+        tail = _mark_seen(
+            need, side, own, first, preds, seen, threshold, player, queue, 0, order, journal,
+            fill, stamp,
+        )  # fmt: skip
         for i in range(tail):
             order[queue[i]] = numbered + i
-        return _grow(need, side, first, preds, on_path, player, queue, tail, order, numbered + tail)
+        return _grow(
+            need, side, first, preds, on_path, player, queue, tail, order, numbered + tail,
+            journal, fill, stamp,
+        )  # fmt: skip
     return numbered
 
 
@@ -461,6 +503,9 @@ def _shrink(
     player: int,
     queue: I32,
     leaving: BOOL,
+    journal: I32,
+    fill: I64,
+    stamp: I64,
 ) -> int:
     """:func:`_extend` where ``child`` was in the attractor and now ends the game
     against the player. A position entered on moves into positions that had entered
@@ -491,12 +536,14 @@ def _shrink(
     gone = tail
     for i in range(gone):
         node = queue[i]
+        _save(node, need, order, journal, fill, stamp)
         order[node] = -1
         if on_path[node] and node != child:
             continue
         for j in range(first[node], first[node + 1]):
             p = preds[j]
             if need[p] > 0 and not leaving[p]:
+                _save(p, need, order, journal, fill, stamp)
                 need[p] = _recount(
                     p, need, base, side, edges, count, own, on_path, leaving, threshold, player
                 )
@@ -515,7 +562,20 @@ def _shrink(
             order[node] = numbered + tail
             queue[tail] = node  # (tail <= i: in place)
             tail += 1
-    return _grow(need, side, first, preds, on_path, player, queue, tail, order, numbered + tail)
+    return _grow(
+        need, side, first, preds, on_path, player, queue, tail, order, numbered + tail, journal,
+        fill, stamp,
+    )  # fmt: skip
+
+
+@njit
+def _rewind(need: I32, order: I32, journal: I32, fill: I64, mark: int) -> None:
+    """Undo the steps kept in ``journal`` after its first ``mark`` rows, the last first."""
+    for row in range(fill[0] - 1, mark - 1, -1):
+        p = journal[row, 0]
+        need[p] = journal[row, 1]
+        order[p] = journal[row, 2]
+    fill[0] = mark
 
 
 @njit

@@ -251,7 +251,11 @@ def _attractor(
     need = _needs(total, side, edges, fixed, count, ends, threshold, player)
     queue = np.zeros(total, dtype=np.int32)
     marked = np.flatnonzero(seen).astype(np.int32)
-    _mark_seen(need, side, own, first, preds, marked, threshold, player, queue, 0)
+    journal, fill, stamp = _no_journal()
+    _mark_seen(
+        need, side, own, first, preds, marked, threshold, player, queue, 0, order, journal,
+        fill, stamp,
+    )  # fmt: skip
     tail = 0
     for i in range(total):
         order[i] = -1
@@ -259,7 +263,31 @@ def _attractor(
             order[i] = tail
             queue[tail] = i
             tail += 1
-    _grow(need, side, first, preds, seen, player, queue, tail, order, tail)
+    _grow(need, side, first, preds, seen, player, queue, tail, order, tail, journal, fill, stamp)
+
+
+@njit
+def _no_journal() -> tuple[I32, I64, I64]:
+    """An empty journal: :func:`_save` keeps nothing in it."""
+    nothing = np.zeros(0, dtype=np.int64)
+    return np.zeros((0, 3), dtype=np.int32), np.zeros(2, dtype=np.int64), nothing
+
+
+@njit
+def _save(p: int, need: I32, order: I32, journal: I32, fill: I64, stamp: I64) -> None:
+    """Keep ``need[p]`` and ``order[p]`` (-1 where ``order`` is empty) in ``journal`` as
+    a row (position, need, order) before the first change to them in a step, so that
+    the step can be undone by writing its rows back, the last first: ``fill[0]`` rows
+    are used, ``fill[1]`` numbers the step, ``stamp[p]`` the last step that kept ``p``.
+    An empty ``journal`` keeps nothing."""
+    if len(journal) == 0 or stamp[p] == fill[1]:
+        return
+    stamp[p] = fill[1]
+    row = fill[0]
+    journal[row, 0] = p
+    journal[row, 1] = need[p]
+    journal[row, 2] = order[p] if len(order) else -1
+    fill[0] = row + 1
 
 
 @njit
@@ -312,11 +340,15 @@ def _mark_seen(
     player: int,
     queue: I32,
     tail: int,
+    order: I32,
+    journal: I32,
+    fill: I64,
+    stamp: I64,
 ) -> int:
     """The moves into the positions ``seen`` (node numbers) end the game there, worth
     ``own`` of them: counted in ``need`` (:func:`_needs`) where the player wants that
     ending; the positions that now need nothing go on ``queue`` from ``tail`` (returns
-    the new tail)."""
+    the new tail). What changes is kept in ``journal`` first (:func:`_save`)."""
     for s in seen:
         v = own[s]
         if not _wants(v, threshold, player):
@@ -325,6 +357,7 @@ def _mark_seen(
             p = preds[j]
             if need[p] <= 0:
                 continue
+            _save(p, need, order, journal, fill, stamp)
             need[p] = 0 if side[p] == player else need[p] - 1
             if need[p] <= 0:
                 queue[tail] = p
@@ -344,10 +377,14 @@ def _grow(
     tail: int,
     order: I32,
     numbered: int,
+    journal: I32,
+    fill: I64,
+    stamp: I64,
 ) -> int:
     """Grow the attractor whose positions needing nothing are ``queue[:tail]``, from
     their predecessors back (``need`` counted down); where ``order`` is not empty, each
-    position entering is numbered there from ``numbered`` on. Returns the next number."""
+    position entering is numbered there from ``numbered`` on. Returns the next number.
+    What changes is kept in ``journal`` first (:func:`_save`)."""
     head = 0
     while head < tail:
         node = queue[head]
@@ -358,6 +395,7 @@ def _grow(
             p = preds[j]
             if need[p] <= 0:
                 continue
+            _save(p, need, order, journal, fill, stamp)
             need[p] = 0 if side[p] == player else need[p] - 1
             if need[p] <= 0:
                 if len(order):

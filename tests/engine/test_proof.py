@@ -65,9 +65,10 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
     """The search grows a child's attractors on from its parent's, seeing the child
     alone (or grows them again where the child now ends the game against the side),
     from needs computed once per search; built whole for the path at every node (as
-    :func:`core.engine.segment._attractor` does), they must hold the same positions.
-    Random paths through game 3's segment (6 seeds, 2 to 3 thresholds, both players),
-    checked at every step."""
+    :func:`core.engine.segment._attractor` does), they must hold the same positions;
+    the journal of what each step changed, written back, must give every parent's
+    exactly. Random paths through game 3's segment (6 seeds, 2 to 3 thresholds, both
+    players), checked at every step there and back."""
     values, bounds = retrograde.build(6), retrograde.game_bounds(6)
     p = Position.from_text(GAME_3_START)
     found = _segment_at(p, values, bounds)
@@ -77,6 +78,7 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
     rng = np.random.default_rng(7)
     settled = {1: 0, -1: 0, 0: 0}
     into = 0  # steps into a position one of the parent's attractors held
+    rewound = 0  # steps undone that had changed something
     for threshold in range(1, segment.seeds + 1, 2):
         for player in (0, 1):
             search = _PathSearch(segment, player, threshold)
@@ -89,8 +91,11 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
                 search.path[0], search.length = 0, 1
                 search.root_grown = False
                 node = 0
+                states = []  # per depth: the attractors, and where their journals were
                 for depth in range(int(rng.integers(0, 30))):
+                    marks = (int(search.fill[0, 0]), int(search.fill[1, 0]))
                     got = search._grow_at(node, depth)
+                    states.append((search.need.copy(), search.order.copy(), marks))
                     for who, fixed in ((player, mine), (1 - player, theirs)):
                         order = np.zeros(total, dtype=np.int32)
                         _attractor(
@@ -109,7 +114,8 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
                             segment.own,
                         )
                         mine_or_theirs = 0 if who == player else 1
-                        need, entered = (a[mine_or_theirs] for a in search.stack[depth][:2])
+                        need = search.need[mine_or_theirs]
+                        entered = search.order[mine_or_theirs]
                         assert ((need <= 0) == (order >= 0)).all(), (threshold, player, depth)
                         assert ((entered >= 0) == (order >= 0)).all(), (threshold, player, depth)
                         # built whole, what every position still needs is counted alike
@@ -133,11 +139,19 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
                     if not moves:
                         break
                     node = moves[int(rng.integers(len(moves)))]
-                    into += bool(search.stack[depth][0][:, node].min() <= 0)
+                    into += bool(search.need[:, node].min() <= 0)
                     search.on_path[node] = True
                     search.path[search.length] = node
                     search.length += 1
-    assert into > 0
+                # back up the path: each step's journal written back gives its parent's
+                # attractors, entry numbers included
+                for depth in range(len(states) - 1, 0, -1):
+                    before = search.need.copy()
+                    search._rewind(states[depth][2])
+                    rewound += bool((before != search.need).any())
+                    assert (search.need == states[depth - 1][0]).all(), (threshold, depth)
+                    assert (search.order == states[depth - 1][1]).all(), (threshold, depth)
+    assert into > 0 and rewound > 0, (into, rewound)
     # the walks reach positions of each kind: settled either way, and open
     assert min(settled.values()) > 0, settled
 
