@@ -98,7 +98,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="K",
         help="close the game bounds of the layers up to K seeds by proofs under the cycle "
         f"rule, their values with them (default {tighten.CLOSED_UP_TO}: seconds; 7: about "
-        "11 minutes on two cores at --proof-nodes 5000; at most 10)",
+        "35 minutes on two cores, 11 at --proof-nodes 5000; at most 10)",
     )
     b.add_argument(
         "--proof-nodes",

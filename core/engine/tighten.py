@@ -40,9 +40,10 @@ from core.engine.segment import MAX_SEEDS, play_out
 U8 = npt.NDArray[np.uint8]
 
 #: The layers whose bounds the store closes as it builds them, by default: up to 5 seeds
-#: every board closes, in seconds (``endgame build --close-up-to 7 --proof-nodes 5000``
-#: closes most of the next two layers too, in about eleven minutes of proofs on two
-#: cores: figures in docs/ENGINE.md).
+#: every board closes, in seconds (``endgame build --close-up-to 7`` closes most of the
+#: next two layers too, in about eleven minutes of proofs on two cores at
+#: ``--proof-nodes 5000`` and about 35 at the default budget, which leaves half as many
+#: open: figures in docs/ENGINE.md).
 CLOSED_UP_TO = 5
 #: The budget of each proof there (one threshold of one board).
 PROOF_NODES = 20_000
