@@ -55,6 +55,10 @@ def vague_camera(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def test_the_page_says_the_camera_cannot_follow(
     vague_camera: Server, new_page: Any, page_errors: list[str]
 ) -> None:
+    # the page is open from the start: the card must come as the state does, and a page
+    # opened only once the state is there may, on a loaded machine, find the video over
+    # and the camera silent already
+    page = open_view(new_page(1400, 900), vague_camera.url, "referee")
     deadline = time.monotonic() + 60
     while (link := vague_camera.get("/health").json()["boards"]["1"]["link"])["state"] != "unsure":
         assert link["state"] in ("opening", "connected"), link  # not at the video's end yet
@@ -68,10 +72,12 @@ def test_the_page_says_the_camera_cannot_follow(
         time.sleep(0.05)
     assert health["status"] == "degraded"
     assert health["problems"][0].startswith("board 1: camera unsure: the camera cannot count")
-    page = open_view(new_page(1400, 900), vague_camera.url, "referee")
-    card = page.wait_for_selector("article.alert-camera", timeout=10_000)
+    # (the card for that state, not one the page showed before it)
+    title = "Camera counting too unsure to follow"
+    page.wait_for_selector(f"article.alert-camera h3:text-is('{title}')", timeout=10_000)
+    card = page.query_selector("article.alert-camera")
     assert card is not None
-    assert card.query_selector("h3").text_content() == "Camera counting too unsure to follow"
+    assert card.query_selector("h3").text_content() == title
     detail = card.text_content()
     assert "could not tell most of the pits it saw within one seed" in detail
     assert "oware-companion train-counter" in detail
