@@ -11,6 +11,7 @@ Usage (each part can be chosen; figures are medians)::
     nice .venv/bin/python -m bench.engine --fit --samples 3000  # weights by regression
     .venv/bin/python -m bench.engine --load                   # opening the databases
     python -m bench.engine --match-engine "/work/aalina/aalina service" --games 20 --time 0.5
+    python -m bench.engine --match-engine CMD --moves-log moves.jsonl  # each move's depth, score
     python -m bench.engine --prove-losses match.log          # lost from a wrong rating?
     python -m bench.engine --rate match.log                  # its games rated again
 
@@ -415,6 +416,7 @@ def main_match(
     plies: int = 2,
     on_done: Callable[[list[GameResult]], None] | None = None,
     openings: Path | None = None,
+    moves_log: Path | None = None,
 ) -> int:
     """``python -m bench.engine --match-engine`` (returns the exit status)."""
     first = ours if ours else OUR_ENGINE
@@ -431,18 +433,28 @@ def main_match(
             "no game bounds stored (oware-companion endgame build --max-seeds N --bounds): "
             "no game is rated by what they prove"
         )
-    results = run_match(
-        first,
-        other,
-        games,
-        seconds,
-        seed,
-        jobs=jobs,
-        plies=plies,
-        database=database,
-        bounds=bounds,
-        openings=lines,
-    )
+    try:
+        log = moves_log.open("w", encoding="utf-8") if moves_log is not None else None
+    except OSError as exc:
+        print(f"error: cannot write --moves-log {moves_log}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        results = run_match(
+            first,
+            other,
+            games,
+            seconds,
+            seed,
+            jobs=jobs,
+            plies=plies,
+            database=database,
+            bounds=bounds,
+            openings=lines,
+            moves_log=log,
+        )
+    finally:
+        if log is not None:
+            log.close()
     if on_done is not None:
         on_done(results)
     return 0
@@ -600,6 +612,13 @@ def main() -> int:
         "moves, or a game line of this bench's output cut where play should resume",
     )
     parser.add_argument(
+        "--moves-log",
+        type=Path,
+        metavar="FILE",
+        help="--match-engine: write each game's moves with what each engine said of them "
+        "(depth, score, line, time) to FILE, a JSON line per game",
+    )
+    parser.add_argument(
         "--prove-losses",
         type=Path,
         metavar="FILE",
@@ -670,6 +689,7 @@ def main() -> int:
             ours=args.our_engine,
             plies=args.opening_plies,
             openings=args.openings,
+            moves_log=args.moves_log,
         )
     if args.fit:
         return main_fit(args.samples, args.label_nodes, args.fit_seeds or [args.seed])

@@ -40,6 +40,7 @@ opening book has no depth and is counted apart).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import shlex
@@ -542,11 +543,13 @@ def run_match(
     database: Database | None = None,
     bounds: Bounds | None = None,
     openings: Sequence[list[int]] | None = None,
+    moves_log: TextIO | None = None,
 ) -> list[GameResult]:
     """Play the match and print each game and the totals; return the games.
 
     ``openings`` (from :func:`read_openings`): pair ``k`` starts from ``openings[k]``,
-    cycling, instead of a random opening drawn from ``seed``."""
+    cycling, instead of a random opening drawn from ``seed``. ``moves_log``: a JSON line
+    per game as it ends (:func:`moves_record`), to read a move of a finished run again."""
     out = out if out is not None else sys.stdout
     bar = Progress(
         games, progress if progress is not None else sys.stderr, label="match", unit="games"
@@ -609,6 +612,9 @@ def run_match(
                 points += g.points
             valid = sum(r.points is not None for r in results)
             bar.write(game_line(g, names, seconds), out)
+            if moves_log is not None:
+                moves_log.write(json.dumps(moves_record(g, names)) + "\n")
+                moves_log.flush()  # a run stopped midway keeps the games it played
             bar.step(f"{names[0]} {points}/{valid}")
 
     try:
@@ -625,6 +631,42 @@ def run_match(
     out.write(f"  {names[0]}: {first_cmd}\n  {names[1]}: {second_cmd}\n")
     print_totals(results, names, seconds, out)
     return results
+
+
+def moves_record(g: GameResult, names: tuple[str, str]) -> dict[str, object]:
+    """What each engine said of each of its moves in game ``g`` (ply from 1, the pit
+    played, depth, score, line, time, book), with the game's number and result.
+
+    >>> g = GameResult(0, 5, 0, [0, 6], moves=[0, 6, 1], points=1.0)
+    >>> g.reports[0].append(MoveReport(1, 9, 100, 1000, 0.5, False, 12, None, ("B",), 44, 3))
+    >>> record = moves_record(g, ("ours", "other"))
+    >>> record["game"], record["moves"], record["ours"]
+    (1, 'AaB', [{'ply': 3, 'move': 'B', 'depth': 9, 'score_cp': 12, 'mate': None, \
+'pv': 'B', 'seconds': 0.5, 'book': False, 'seeds': 44}])
+    """
+    record: dict[str, object] = {
+        "game": g.number + 1,
+        "seed": g.seed,
+        "first_side": "South" if g.first_side == 0 else "North",
+        "points": g.points,
+        "moves": moves_word(g.moves),
+    }
+    for name, reports in zip(names, g.reports, strict=True):
+        record[name] = [
+            {
+                "ply": r.ply,
+                "move": None if r.pit is None else moves_word([r.pit]),
+                "depth": r.depth,
+                "score_cp": r.score_cp,
+                "mate": r.mate,
+                "pv": " ".join(r.pv),
+                "seconds": round(r.seconds, 3),
+                "book": r.book,
+                "seeds": r.seeds,
+            }
+            for r in reports
+        ]
+    return record
 
 
 def print_totals(

@@ -4,10 +4,12 @@ with real engine subprocesses."""
 from __future__ import annotations
 
 import io
+import json
 import shlex
 import sys
 import tempfile
 import textwrap
+from operator import itemgetter
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,7 @@ from companion.engine_match import (
 )
 from core import Position
 from core.engine import retrograde
+from core.engine.protocol import moves_word
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,10 +75,25 @@ def ours(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, logs: Path) -> str:
 
 
 def test_ours_against_ours_plays_whole_games(ours: str, logs: Path) -> None:
-    out = io.StringIO()
-    results = run_match(ours, ours, 2, 0.05, 7, out=out, progress=io.StringIO(), cwd=str(ROOT))
+    out, log = io.StringIO(), io.StringIO()
+    results = run_match(
+        ours, ours, 2, 0.05, 7, out=out, progress=io.StringIO(), cwd=str(ROOT), moves_log=log
+    )
     text = out.getvalue()
     assert len(results) == 2 and all(g.points is not None for g in results), text
+    # the moves log: a JSON line per game, each engine's moves at their plies as played
+    records = sorted(
+        (json.loads(line) for line in log.getvalue().splitlines()), key=itemgetter("game")
+    )
+    assert [r["game"] for r in records] == [1, 2]
+    for g, record in zip(results, records, strict=True):
+        assert record["moves"] == moves_word(g.moves) and record["points"] == g.points
+        for name, reports in zip(("ours", "other"), g.reports, strict=True):
+            said = record[name]
+            assert len(said) == len(reports) > 0
+            for move in said:
+                assert move["move"] == record["moves"][move["ply"] - 1]
+                assert move["book"] or move["depth"] > 0
     assert results[0].opening == results[1].opening == opening_for(7 * 100_000, 2, "abapa")
     assert [g.first_side for g in results] == [0, 1]
     for g in results:
@@ -258,7 +276,6 @@ def _near_the_end(seed: int, left: int) -> list[int]:
 
 def test_openings_from_a_file_start_each_pair(ours: str, tmp_path: Path) -> None:
     from companion.engine_match import read_openings
-    from core.engine.protocol import moves_word
 
     start = _near_the_end(5, 3)
     other = opening_for(11, 4, "abapa")
