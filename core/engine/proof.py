@@ -238,8 +238,8 @@ class _PathSearch:
         # number (``order``, -1 outside), and per depth the next entry numbers. A
         # child's are its parent's grown on by the child alone (:func:`_extend`), what
         # that changes kept in a journal per attractor and written back when the search
-        # leaves the child (:func:`_rewind`): copying the arrays per node cost more
-        # than all the growing
+        # leaves the child (:func:`_rewind`): no arrays copied per node, and memory
+        # that does not grow with the depth of the search
         self.need = np.empty((2, total), dtype=np.int32)
         self.order = np.empty((2, total), dtype=np.int32)
         self.numbered: list[list[int]] = []
@@ -315,7 +315,7 @@ class _PathSearch:
         self.root_grown = True
         return 1 if need[0, node] <= 0 else -1 if need[1, node] <= 0 else 0
 
-    def _rewind(self, marks: tuple[int, int]) -> None:
+    def _rewind_to(self, marks: tuple[int, int]) -> None:
         """Both attractors back to what they were when their journals held ``marks``
         rows."""
         for who in (0, 1):
@@ -341,7 +341,7 @@ class _PathSearch:
         try:
             return self._search(node, key, plies, depth)
         finally:
-            self._rewind(marks)
+            self._rewind_to(marks)
 
     def _search(self, node: int, key: int, plies: int, depth: int) -> int:
         """:meth:`_won` of a node whose game goes on."""

@@ -147,7 +147,7 @@ def test_the_attractors_grown_on_along_a_path_are_those_built_whole_for_it() -> 
                 # attractors, entry numbers included
                 for depth in range(len(states) - 1, 0, -1):
                     before = search.need.copy()
-                    search._rewind(states[depth][2])
+                    search._rewind_to(states[depth][2])
                     rewound += bool((before != search.need).any())
                     assert (search.need == states[depth - 1][0]).all(), (threshold, depth)
                     assert (search.order == states[depth - 1][1]).all(), (threshold, depth)
