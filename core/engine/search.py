@@ -121,6 +121,14 @@ HISTORY_BOUND_BELOW = 20
 #: ``docs/ENGINE.md``, "Speed").
 NEXT_ITERATION = 1.0
 
+#: Depths a time limit does not cut short: the clock is looked at only after this
+#: depth. A search a ply or two deep (what a loaded machine leaves, or a segment's
+#: play-out that took the move's time) can play, among moves it scores equal, one that
+#: a few plies more prove lost: game 9 of the seed-3 match (``docs/ENGINE.md``).
+#: Eight plies cost a few milliseconds on a middlegame board
+#: (``python -m bench.engine --search --depth 8 --positions 40``).
+MIN_DEPTH = 8
+
 #: Half-width of the root's aspiration window (centi-seeds).
 ASPIRATION = 60
 
@@ -812,12 +820,15 @@ class Searcher:
         exact_all: bool = True,
         on_iteration: Callable[[SearchResult], None] | None = None,
         history: U64 | None = None,
+        min_depth: int = MIN_DEPTH,
     ) -> SearchResult:
         """Search a mover-relative ``board`` until a limit; return the deepest finished result.
 
         ``on_iteration`` (a callable taking a :class:`SearchResult`) is called
         after each completed depth. Depth 1 always completes, whatever the limit; under
-        ``seconds`` a depth is not started when it could not finish (:data:`NEXT_ITERATION`).
+        ``seconds`` so does every depth up to ``min_depth`` (:data:`MIN_DEPTH`), and a
+        deeper one is not started when it could not finish (:data:`NEXT_ITERATION`).
+        Only :meth:`stop` and ``nodes`` end the search sooner.
         ``history``: the hashes (:func:`history_hashes`) of the game's positions
         since the last capture, oldest first, without this one; a position
         recurring as the cycle rule says then ends the game in the search too.
@@ -856,6 +867,7 @@ class Searcher:
                 exact_all,
                 on_iteration,
                 timers,
+                min_depth,
             )
         finally:  # also when on_iteration raises (the live worker cancels that way)
             for timer in timers:
@@ -874,6 +886,7 @@ class Searcher:
         exact_all: bool,
         on_iteration: Callable[[SearchResult], None] | None,
         timers: list[threading.Timer],
+        min_depth: int,
     ) -> SearchResult:
         """The iterative-deepening loop of :meth:`search` (timers go in ``timers``)."""
         result: SearchResult | None = None
@@ -887,7 +900,7 @@ class Searcher:
             self.stats[REPS] = 0
             if result is not None:
                 self.stats[LIMIT] = max(nodes - total_nodes, 1) if nodes else 1 << 62
-                if seconds is not None and not timers:
+                if seconds is not None and not timers and depth > min_depth:
                     remaining = seconds - (time.perf_counter() - started)
                     if remaining <= 0:
                         break
@@ -951,7 +964,7 @@ class Searcher:
                 on_iteration(result)
             if result.solved or not finished:
                 break
-            if seconds is not None:
+            if seconds is not None and depth >= min_depth:
                 # An iteration takes at least about as long as the one before it (see
                 # NEXT_ITERATION); one that cannot finish in time is thrown away, so
                 # stop here rather than spend the rest of the time on it.

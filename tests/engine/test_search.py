@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from core.engine import retrograde
+from core.engine.analysis import history_since_capture
 from core.engine.evaluation import WIN, final_score
 from core.engine.kernel import to_relative
-from core.engine.search import Searcher, SearchResult, describe_score
+from core.engine.search import MIN_DEPTH, Searcher, SearchResult, describe_score
+from core.position import Position
 from tests.engine.brute_force import boards
 
 
@@ -93,17 +95,45 @@ def test_node_limit_and_stop_from_another_thread() -> None:
 
 
 def test_a_depth_that_could_not_finish_in_the_time_left_is_not_started() -> None:
-    # Depths 3 and 4 are made slow (0.5 s, 0.6 s) by the callback, which runs inside the
-    # iteration's time. After depth 3 (about 0.5 s used of 1.5) another 0.5 s fits: depth
-    # 4 runs. After depth 4 (1.1 s used) another 0.6 s does not: the search stops with
-    # 0.4 s left, where depths 5 and more would each have taken a millisecond.
+    # Depths 9 and 10 (the first two past MIN_DEPTH, which every search finishes) are
+    # made slow (0.5 s, 0.6 s) by the callback, which runs inside the iteration's time.
+    # After depth 9 (about 0.5 s used of 1.5) another 0.5 s fits: depth 10 runs. After
+    # depth 10 (1.1 s used) another 0.6 s does not: the search stops with 0.4 s left,
+    # where depths 11 and more would each have taken a few milliseconds.
+    assert MIN_DEPTH == 8
+
     def slow(result: SearchResult) -> None:
-        time.sleep({3: 0.5, 4: 0.6}.get(result.depth, 0.0))
+        time.sleep({9: 0.5, 10: 0.6}.get(result.depth, 0.0))
 
     started = time.perf_counter()
     result = Searcher().search(to_relative([4] * 12, 0), seconds=1.5, on_iteration=slow)
-    assert result.depth == 4
+    assert result.depth == 10
     assert time.perf_counter() - started < 1.45
+
+
+def test_no_time_limit_cuts_a_search_short_of_min_depth() -> None:
+    """Game 9 of the seed-3 match against Aalina, ply 92 (``docs/ENGINE.md``): South,
+    18 seeds to 20, ten on the board two plies after a capture. A lets North capture
+    three into a seven-seed board South loses; B keeps the draw. Searched a ply or two
+    deep (what a starved clock leaves), A ties B and is played, being first; the same
+    search given no time at all but finishing MIN_DEPTH plays B."""
+    values, (lows, highs) = retrograde.build(12), retrograde.game_bounds(13)
+    after_capture = Position.from_text("1-0-0-1-1-3-0-0-0-3-0-1-18-20-S")
+    position = after_capture.play(0).play(9)  # South's A, North's d
+    assert position.to_text() == "1-1-0-1-1-3-0-0-0-0-1-2-18-20-S"
+    board = to_relative(position.pits, 0)
+
+    def best(min_depth: int) -> SearchResult:
+        searcher = Searcher(values, 12, bounds=(lows, highs))
+        history = history_since_capture(position, searcher.zob)
+        return searcher.search(
+            board, 18, 20, seconds=1e-6, exact_all=False, history=history, min_depth=min_depth
+        )
+
+    starved = best(1)
+    assert starved.depth == 1 and starved.best == 0  # A
+    kept = best(MIN_DEPTH)
+    assert kept.depth == MIN_DEPTH and kept.best == 1  # B
 
 
 def test_other_grand_slam_rules_are_searched_by_their_own_rules() -> None:
