@@ -209,6 +209,18 @@ class ProgressBar:
         self.stream.flush()
 
 
+#: Characters a bar's line may take (label, bar, figures and the longest note).
+BAR_LINE = 120
+
+
+def wipe_bar(stream: TextIO | None = None) -> None:
+    """Blank the bar's line on ``stream`` (stderr), so that a line printed next is not
+    drawn over it; the bar's next update draws it again."""
+    out = stream if stream is not None else sys.stderr
+    out.write("\r" + " " * BAR_LINE + "\r")
+    out.flush()
+
+
 LayerDone = Callable[[dict[str, int | float]], None]
 
 

@@ -19,6 +19,7 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from typing import Any
 
 from companion import endgame_store
@@ -244,6 +245,31 @@ def _analyze_outside(args: argparse.Namespace, position: Position) -> int:
     return 0
 
 
+def _print_layer(info: dict[str, int | float], *, bar_shown: bool) -> None:
+    """Print a layer's line as soon as it is built (an hour's build shows its layers as
+    they come), first wiping the progress bar's line on stderr, which the next update
+    draws again below it."""
+    if bar_shown:
+        endgame_store.wipe_bar()
+    if info.get("bounds"):
+        line = (
+            f"bounds {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
+            f"{int(info['open']):>10} open, {info['seconds']:8.2f} s"
+        )
+    else:
+        closing = (
+            f", bounds {int(info['open'])} open ({int(info['closed'])} closed by proofs), "
+            f"{int(info['clamped'])} values clamped"
+            if "open" in info
+            else ""
+        )
+        line = (
+            f"layer {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
+            f"{int(info['sweeps']):3d} sweeps{closing}, {info['seconds']:8.2f} s"
+        )
+    print(line, flush=True)
+
+
 def run_endgame_build(args: argparse.Namespace) -> int:
     """Handler of ``endgame build``."""
     if not 0 <= args.max_seeds <= 22:
@@ -256,32 +282,14 @@ def run_endgame_build(args: argparse.Namespace) -> int:
     if args.proof_nodes < 1:
         raise ValueError("--proof-nodes must be at least 1")
     started = time.monotonic()
-    layers: list[dict[str, int | float]] = []
     endgame_store.build(
         args.max_seeds,
         show_progress=not args.quiet,
-        on_layer=layers.append,
+        on_layer=partial(_print_layer, bar_shown=not args.quiet),
         bounds=args.bounds,
         close_up_to=args.close_up_to,
         proof_nodes=args.proof_nodes,
     )
-    for info in layers:
-        if info.get("bounds"):
-            print(
-                f"bounds {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
-                f"{int(info['open']):>10} open, {info['seconds']:8.2f} s"
-            )
-        else:
-            closing = (
-                f", bounds {int(info['open'])} open ({int(info['closed'])} closed by proofs), "
-                f"{int(info['clamped'])} values clamped"
-                if "open" in info
-                else ""
-            )
-            print(
-                f"layer {int(info['seeds']):2d}: {int(info['positions']):>10} positions, "
-                f"{int(info['sweeps']):3d} sweeps{closing}, {info['seconds']:8.2f} s"
-            )
     what = "endgame databases and game bounds" if args.bounds else "endgame databases"
     print(
         f"{what} up to {args.max_seeds} seeds in {endgame_store.store_dir()} "

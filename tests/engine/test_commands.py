@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from companion import endgame_store
 from companion.commands import engine as engine_cmd
+from core.engine import retrograde
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -57,6 +59,26 @@ def test_endgame_build_then_analyze_uses_it(
     out_json = json.loads(capsys.readouterr().out)
     assert out_json["endgame_database"] == 6
     assert all(m["final"] and sum(m["final"]) == 48 for m in out_json["moves"])  # from it
+
+
+def test_endgame_build_prints_each_layer_as_it_ends(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A layer's line is out before the next layer starts (an hour's build shows its
+    layers as they come), on a line of its own: the bar's line is wiped first."""
+    printed_before: dict[int, str] = {}
+    build_layer = retrograde.build_layer
+
+    def noting(seeds: int, *rest: Any) -> Any:
+        printed_before[seeds] = capsys.readouterr().out
+        return build_layer(seeds, *rest)
+
+    monkeypatch.setattr(retrograde, "build_layer", noting)
+    args = parse("endgame", "build", "--max-seeds", "4")
+    assert args.func(args) == 0
+    assert "layer  2:" in printed_before[3] and "layer  3:" not in printed_before[3]
+    assert "layer  3:" in printed_before[4]
+    assert "\r" + " " * endgame_store.BAR_LINE + "\r" in capsys.readouterr().err
 
 
 def test_endgame_build_with_bounds_reports_them(
