@@ -642,7 +642,7 @@ def moves_record(g: GameResult, names: tuple[str, str]) -> dict[str, object]:
     >>> record = moves_record(g, ("ours", "other"))
     >>> record["game"], record["moves"], record["ours"]
     (1, 'AaB', [{'ply': 3, 'move': 'B', 'depth': 9, 'score_cp': 12, 'mate': None, \
-'pv': 'B', 'seconds': 0.5, 'book': False, 'seeds': 44}])
+'pv': 'B', 'seconds': 0.5, 'book': False, 'seeds': 44, 'error': None}])
     """
     record: dict[str, object] = {
         "game": g.number + 1,
@@ -663,6 +663,7 @@ def moves_record(g: GameResult, names: tuple[str, str]) -> dict[str, object]:
                 "seconds": round(r.seconds, 3),
                 "book": r.book,
                 "seeds": r.seeds,
+                "error": r.error,
             }
             for r in reports
         ]
@@ -712,6 +713,14 @@ def print_totals(
         write(f"  {names[k]}, {open_board_depth(sides[k], seconds)}\n")
     for k in (0, 1):
         write(f"  {names[k]}, {longest_move(results, k)}\n")
+    for k in (0, 1):
+        errors = [(g, r) for g in results for r in g.reports[k] if r.error is not None]
+        if errors:
+            g, r = errors[0]
+            write(
+                f"  {names[k]}: {len(errors)} moves answered after an error "
+                f"(first: game {g.number + 1}, ply {r.ply}: {r.error})\n"
+            )
     lines = sorted({g.line for g in results if g.line is not None})
     if lines:
         write(f"  openings: {lines[0]}..{lines[-1]} of the file's (pair k: opening k + 1)\n")

@@ -54,6 +54,9 @@ class MoveReport:
     """Seeds on the board when the move was asked for (set by the match bench)."""
     ply: int | None = None
     """The move's ply in the game, 1 for the first (set by the match bench)."""
+    error: str | None = None
+    """What an ``info string error: ...`` line said while the engine chose the move (our
+    service's way of telling a search that failed, answered with a fallback move)."""
 
 
 class ProtocolEngine:
@@ -179,17 +182,21 @@ class ProtocolEngine:
         depth = nodes = nps = score = mate = None
         pv: tuple[str, ...] = ()
         book = False
+        error: str | None = None
         for line in lines[:-1]:
             if not line.startswith("info"):
                 continue
             info = parse_info(line)
             if info.string is not None and "book" in info.string.lower():
                 book = True
+            if info.string is not None and info.string.startswith("error"):
+                error = info.string
             if info.depth is not None:
                 depth = info.depth
                 nodes, nps = info.nodes, info.nps
                 score, mate, pv = info.score_cp, info.mate, info.pv
-        return MoveReport(pit, depth, nodes, nps, seconds, book and depth is None, score, mate, pv)
+        book = book and depth is None
+        return MoveReport(pit, depth, nodes, nps, seconds, book, score, mate, pv, error=error)
 
     def close(self, *, keep_log: bool | None = None) -> None:
         """End the program (``quit``, else killed) and close its stderr log, which is

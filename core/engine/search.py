@@ -122,10 +122,10 @@ HISTORY_BOUND_BELOW = 20
 NEXT_ITERATION = 1.0
 
 #: Depths a time limit does not cut short: the clock is looked at only after this
-#: depth. A search a ply or two deep (what a loaded machine leaves, or a segment's
-#: play-out that took the move's time) can play, among moves it scores equal, one that
-#: a few plies more prove lost: game 9 of the seed-3 match (``docs/ENGINE.md``).
-#: Eight plies cost a few milliseconds on a middlegame board
+#: depth. Below 11 seeds the segment's play-out runs first and may take the whole move
+#: on a loaded machine; a search left a ply or two can then play, among moves it scores
+#: equal, one that a few plies more prove lost (game 9's board on values to 12 seeds,
+#: ``docs/ENGINE.md``). Eight plies cost a few milliseconds on a middlegame board
 #: (``python -m bench.engine --search --depth 8 --positions 40``).
 MIN_DEPTH = 8
 

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from companion import endgame_store
-from companion.commands.engine_client import MoveReport
+from companion.commands.engine_client import MoveReport, ProtocolEngine
 from companion.engine_match import (
     GameResult,
     elo,
     game_line,
     games_of_output,
+    moves_record,
     open_board_depth,
     opening_for,
     print_ratings,
@@ -37,8 +38,10 @@ from core.engine.protocol import moves_word
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def fake_engine(tmp_path: Path, name: str, answer: str) -> str:
-    """A tiny real engine program answering every ``go`` with ``answer``."""
+def fake_engine(
+    tmp_path: Path, name: str, answer: str, info: str = "depth 3 score cp 0 pv A"
+) -> str:
+    """A tiny real engine program answering every ``go`` with ``info INFO``, then ``answer``."""
     script = tmp_path / f"{name}.py"
     script.write_text(
         textwrap.dedent(
@@ -51,7 +54,7 @@ def fake_engine(tmp_path: Path, name: str, answer: str) -> str:
                 elif word == "isready":
                     print("readyok", flush=True)
                 elif word == "go":
-                    print("info depth 3 score cp 0 pv A"); print("{answer}", flush=True)
+                    print("info {info}"); print("{answer}", flush=True)
                 elif word == "quit":
                     break
             """
@@ -160,6 +163,27 @@ def test_a_false_claim_of_the_end_voids_the_game(ours: str, tmp_path: Path) -> N
     results = run_match(quitter, ours, 1, 0.05, 1, out=out, progress=io.StringIO(), cwd=str(ROOT))
     assert results[0].points is None and results[0].faulty == 0
     assert "claimed the game was over" in (results[0].fault or "")
+
+
+def test_a_move_answered_after_an_error_is_logged_and_counted(tmp_path: Path) -> None:
+    """Our service answers a search that failed with ``info string error: ...`` and a
+    fallback move: the bench keeps the error with the move and counts such moves."""
+    broken = fake_engine(tmp_path, "broken", "bestmove A", "string error: search failed: boom")
+    engine = ProtocolEngine(broken, "broken")
+    try:
+        report = engine.think([], 50, 5.0)
+    finally:
+        engine.close()
+    assert report.pit == 0 and report.depth is None and not report.book
+    assert report.error == "error: search failed: boom"
+    report.ply = 1
+    g = GameResult(0, 1, 0, [], moves=[0], points=0.5, reports=([report], []))
+    assert moves_record(g, ("ours", "other"))["ours"][0]["error"] == report.error  # type: ignore[index]
+    out = io.StringIO()
+    print_totals([g], ("ours", "other"), 0.05, out)
+    assert "ours: 1 moves answered after an error (first: game 1, ply 1: error: search" in (
+        out.getvalue()
+    )
 
 
 def test_elo_and_its_interval() -> None:

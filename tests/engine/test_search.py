@@ -114,9 +114,10 @@ def test_a_depth_that_could_not_finish_in_the_time_left_is_not_started() -> None
 def test_no_time_limit_cuts_a_search_short_of_min_depth() -> None:
     """Game 9 of the seed-3 match against Aalina, ply 92 (``docs/ENGINE.md``): South,
     18 seeds to 20, ten on the board two plies after a capture. A lets North capture
-    three into a seven-seed board South loses; B keeps the draw. Searched a ply or two
-    deep (what a starved clock leaves), A ties B and is played, being first; the same
-    search given no time at all but finishing MIN_DEPTH plays B."""
+    three into a seven-seed board South loses; B keeps the draw. With the values to 12
+    seeds and their bounds, a search of one ply (what a starved clock leaves) ties A
+    with B and plays A, the first; the same search given no time at all but finishing
+    MIN_DEPTH plays B. (On the store closed to 7 seeds one ply already plays B.)"""
     values, (lows, highs) = retrograde.build(12), retrograde.game_bounds(13)
     after_capture = Position.from_text("1-0-0-1-1-3-0-0-0-3-0-1-18-20-S")
     position = after_capture.play(0).play(9)  # South's A, North's d
