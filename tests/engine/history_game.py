@@ -19,9 +19,13 @@ from core import Position
 Board = tuple[int, ...]
 
 
-def solved_boards(seeds: int, budget: int = 20_000) -> Iterator[tuple[Board, int]]:
+def solved_boards(seeds: int, budget: int = 2_000) -> Iterator[tuple[Board, int]]:
     """Every board of ``seeds`` seeds with some on South's side (South to move), with
-    :func:`exact_value` of it, where that stays within ``budget``."""
+    :func:`exact_value` of it, where that stays within ``budget``.
+
+    (Every board of 2 or 3 seeds solved within 20,000 positions is solved within 500:
+    the rest circle for good, and a budget of 20,000 spent most of a test's three
+    minutes on them.)"""
     for board in itertools.product(range(seeds + 1), repeat=12):
         if sum(board) != seeds or sum(board[:6]) == 0:
             continue

@@ -168,10 +168,13 @@ def test_twenty_boards_in_their_own_processes_each_event_once_and_in_order(
     # the HX711's 10 Hz mode: twenty boards at 80 Hz would need most of two cores
     hall.sim = "sim://?speed=2&rate=10&mistakes=0.1"
     hall.start_hall()
+    # the page is open before the boards start, as at a venue: twenty Python processes
+    # starting at once hold both cores for half a minute, and a page loaded in that storm
+    # timed out in CI (30 s) before any board had published
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(hall.page, timeout=60_000)
     for n in twenty:
         hall.start_board(n)
-    page = browser.new_page(viewport={"width": 1300, "height": 900})
-    page.goto(hall.page)
 
     def all_cards() -> bool:
         hall.restart_port_clashes()
