@@ -39,7 +39,7 @@ def test_bench_prints_the_figures(
     bench: Any = _load_bench()
     code = bench.main(
         ["--dataset", str(tmp_path), "--adapt", str(tmp_path), "--repeat", "1"]
-        + ["--counter", counter, "--steps", "40", "--members", "2", "--pasted", "20"]
+        + ["--counter", counter, "--steps", "10", "--members", "2", "--pasted", "20"]
     )
     out = capsys.readouterr().out
     assert code == 0
