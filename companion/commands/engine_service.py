@@ -251,7 +251,10 @@ class EngineService:
         depth: int | None,
         infinite: bool,
     ) -> None:
+        reported: list[Analysis] = []
+
         def report(a: Analysis) -> None:
+            reported[:] = [a]
             self.say(
                 format_info(
                     a.depth,
@@ -274,8 +277,12 @@ class EngineService:
             )
         except Exception as exc:  # an engine fault: say so, and still answer with a move
             self._error(f"search failed: {exc}")
+            # the deepest depth the search finished, else a plain search: the first
+            # legal move, the answer before, may give the game away (it is A, and A
+            # was game 9's losing move in the 0.5 s match, docs/ENGINE.md)
+            move = reported[0].best if reported else _plain_move(position)
             self._answered.set()
-            self.say(format_bestmove(position.legal_moves()[0]))
+            self.say(format_bestmove(move))
             return
         if infinite:  # go infinite/ponder: the move is given only when asked (stop)
             self._stop.wait()
@@ -293,6 +300,17 @@ class EngineService:
             if self._searcher is not None:
                 self._searcher.stop()
             thread.join(0.05)
+
+
+def _plain_move(position: Position) -> int:
+    """The move of a search without databases (so without the segment's play-out), to
+    :data:`~core.engine.search.MIN_DEPTH` plies (a few milliseconds): the answer where
+    the full analysis failed before it finished a depth; the first legal move if this
+    fails too."""
+    try:
+        return analyze(position, seconds=0.001, exact_all=False).best
+    except Exception:  # (the answer must come: a move, whatever is broken)
+        return position.legal_moves()[0]
 
 
 def serve(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None) -> int:

@@ -1,18 +1,23 @@
-"""`oware-companion engine` as a real subprocess speaking the protocol on stdin/stdout."""
+"""`oware-companion engine` as a real subprocess speaking the protocol on stdin/stdout; in
+process, its answer where a search fails."""
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from companion.commands import engine_service
+from core.engine.analysis import analyze
 from core.engine.protocol import parse_bestmove, parse_info
 from core.position import Position
 
@@ -206,3 +211,57 @@ def test_the_stored_game_bounds_keep_a_proven_draw(tmp_path: Path) -> None:
     assert bestmove_at(tmp_path, fen, 12) == "D"
     endgame_store.build_bounds(12, root=tmp_path, show_progress=False)
     assert bestmove_at(tmp_path, fen, 12) == "F"
+
+
+#: South to move: A, the first legal move, leaves North 6.5 seeds better off than C, the
+#: move a search of MIN_DEPTH plies plays.
+A_LOSES_SEEDS = "7-5-1-0-7-6-0-1-6-1-7-7-0-0-S"
+
+
+def _answer_after_a_fault(monkeypatch: pytest.MonkeyPatch, fault: Callable[..., Any]) -> str:
+    """The in-process service's ``bestmove`` at :data:`A_LOSES_SEEDS` when its first
+    analysis is ``fault`` (given the real analysis's arguments); later ones are real."""
+    real = analyze  # (the function the service calls)
+    calls: list[Position] = []
+
+    def first_fails(position: Position, **kwargs: Any) -> Any:
+        calls.append(position)
+        return fault(position, **kwargs) if len(calls) == 1 else real(position, **kwargs)
+
+    monkeypatch.setattr(engine_service, "analyze", first_fails)
+    out = io.StringIO()
+    service = engine_service.EngineService(out, use_database=False, own_book=False)
+    service.handle(f"position fen {A_LOSES_SEEDS}")
+    service.handle("go movetime 300")
+    deadline = time.monotonic() + 120
+    while "bestmove" not in out.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    lines = out.getvalue().splitlines()
+    assert "info string error: search failed: boom" in lines, lines
+    return next(line for line in lines if line.startswith("bestmove")).split()[1]
+
+
+def test_a_search_failing_before_its_first_depth_is_answered_by_a_plain_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not by the first legal move, the answer before (game 9's A, docs/ENGINE.md)."""
+
+    def fails(position: Position, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    assert _answer_after_a_fault(monkeypatch, fails) == "C"
+
+
+def test_a_search_failing_after_a_depth_is_answered_by_that_depths_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The depth reported last stands, here one whose best move is E (neither A, the
+    first legal move, nor C, a plain search's)."""
+
+    def fails_after_a_depth(position: Position, **kwargs: Any) -> Any:
+        found = analyze(position, seconds=0.01)
+        found.moves.sort(key=lambda m: m.pit != 4)  # E first
+        kwargs["on_iteration"](found)
+        raise RuntimeError("boom")
+
+    assert _answer_after_a_fault(monkeypatch, fails_after_a_depth) == "E"
