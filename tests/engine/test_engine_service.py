@@ -221,12 +221,11 @@ A_LOSES_SEEDS = "7-5-1-0-7-6-0-1-6-1-7-7-0-0-S"
 def _answer_after_a_fault(monkeypatch: pytest.MonkeyPatch, fault: Callable[..., Any]) -> str:
     """The in-process service's ``bestmove`` at :data:`A_LOSES_SEEDS` when its first
     analysis is ``fault`` (given the real analysis's arguments); later ones are real."""
-    real = analyze  # (the function the service calls)
     calls: list[Position] = []
 
     def first_fails(position: Position, **kwargs: Any) -> Any:
         calls.append(position)
-        return fault(position, **kwargs) if len(calls) == 1 else real(position, **kwargs)
+        return fault(position, **kwargs) if len(calls) == 1 else analyze(position, **kwargs)
 
     monkeypatch.setattr(engine_service, "analyze", first_fails)
     out = io.StringIO()
