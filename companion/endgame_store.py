@@ -31,6 +31,9 @@ Layout (``<cache>/endgame/abapa-v2/``, ``<cache>`` from platformdirs, e.g.
   to ``close_up_to`` seeds closed by proofs under the cycle rule, and the values of
   those layers clamped into them (where the bounds close, the value is the game's, not
   the cycle convention's); every layer above is built on them.
+* ``closed.txt``: how far the proofs closed those layers (the budget of each layer's
+  proofs). A build asked to close more (``--close-up-to``, ``--proof-nodes``) builds
+  the store again from the first layer it must close, the layers below kept.
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -85,6 +88,48 @@ def bounds_paths(root: Path | None = None) -> tuple[Path, Path]:
     """The files of the game bounds, lower and upper, laid out as the values."""
     directory = store_dir(root)
     return directory / "bounds-low.u8", directory / "bounds-high.u8"
+
+
+def closing_path(root: Path | None = None) -> Path:
+    """The record of how far proofs closed the stored game bounds: per layer up to
+    :data:`core.engine.tighten.CLAMPED_UP_TO` seeds, the budget of its proofs (0: the
+    sweep alone), one number a line."""
+    return store_dir(root) / "closed.txt"
+
+
+def stored_closing(root: Path | None = None) -> list[int]:
+    """The budget of the proofs that closed each small layer of the store (index: seeds;
+    0 where none ran). A store built before the record was kept counts as built with
+    the defaults; an unreadable record, as closed nowhere (a build asked to close a
+    layer then closes it again)."""
+    small = tighten.CLAMPED_UP_TO + 1
+    path = closing_path(root)
+    if not path.exists():
+        closed = range(2, tighten.CLOSED_UP_TO + 1)
+        return [tighten.PROOF_NODES if seeds in closed else 0 for seeds in range(small)]
+    try:
+        budgets = [int(word) for word in path.read_text().split()]
+    except ValueError:
+        budgets = []
+    return (budgets + [0] * small)[:small]
+
+
+def _first_to_close(budgets: list[int], close_up_to: int, proof_nodes: int) -> int:
+    """The first layer that a build closing the layers up to ``close_up_to`` seeds with
+    proofs of ``proof_nodes`` nodes must build again: one the store closed with smaller
+    proofs, or not at all (a layer closed further than asked is kept)."""
+    for seeds in range(2, min(close_up_to, tighten.CLAMPED_UP_TO) + 1):
+        if budgets[seeds] < proof_nodes:
+            return seeds
+    return tighten.CLAMPED_UP_TO + 1
+
+
+def _record_closing(root: Path | None, budgets: list[int]) -> None:
+    """Write the record of :func:`stored_closing` whole or not at all."""
+    path = closing_path(root)
+    partial = path.with_suffix(".part")
+    partial.write_text("".join(f"{budget}\n" for budget in budgets))
+    os.replace(partial, path)
 
 
 def complete_bound_layers(root: Path | None = None) -> int:
@@ -264,6 +309,10 @@ def build(
         if first <= small:
             # a build stopped between the values and the bounds of a layer redoes it
             first = min(first, complete_bound_layers(root))
+        # a layer closed less than asked is built again, and every layer above it (their
+        # captures are scored by it)
+        budgets = stored_closing(root)
+        first = min(first, _first_to_close(budgets, min(close_up_to, max_seeds), proof_nodes))
         values = retrograde.empty_values(max_seeds)
         values[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
         lows = np.zeros(layer_offset(small), dtype=np.uint8)
@@ -298,8 +347,11 @@ def build(
                     info.update(_close_layer(seeds, values, lows, highs, closing, workers, bar))
                     _append(low_out, lows[start:stop])
                     _append(high_out, highs[start:stop])
+                    budgets[seeds] = proof_nodes if 2 <= seeds <= close_up_to else 0
                 info["seconds"] = time.perf_counter() - started
                 _append(out, values[start:stop])
+                if seeds < small:
+                    _record_closing(root, budgets)
                 if bar is not None:
                     bar.layer_done(seeds)
                 if on_layer is not None:

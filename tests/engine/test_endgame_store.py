@@ -164,3 +164,57 @@ def test_bounds_above_ten_seeds_are_stored_only_when_asked(tmp_path: Path) -> No
     assert endgame_store.complete_bound_layers(tmp_path) == tighten.CLAMPED_UP_TO + 1 == 11
     endgame_store.build(11, root=tmp_path, show_progress=False, bounds=True)
     assert endgame_store.complete_bound_layers(tmp_path) == 12
+
+
+def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_close(
+    tmp_path: Path,
+) -> None:
+    """The store records how far proofs closed it: asking for more closes it further
+    (the layers below kept), asking for less or the same keeps it as it is."""
+    endgame_store.build(6, root=tmp_path, show_progress=False, close_up_to=3)
+    assert endgame_store.stored_closing(tmp_path)[:7] == [0, 0, 20_000, 20_000, 0, 0, 0]
+    lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
+    four = slice(layer_offset(4), layer_offset(5))
+    swept = int(np.count_nonzero(lows[four] < highs[four]))
+    assert swept > 0
+    below = lows[: layer_offset(4)].copy()
+    figures: list[dict[str, int | float]] = []
+    endgame_store.build(
+        6, root=tmp_path, show_progress=False, close_up_to=4, on_layer=figures.append
+    )
+    assert [int(f["seeds"]) for f in figures] == [4, 5, 6]
+    assert int(figures[0]["closed"]) > 0
+    lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
+    assert int(np.count_nonzero(lows[four] < highs[four])) == swept - int(figures[0]["closed"])
+    assert np.array_equal(lows[: layer_offset(4)], below)
+    assert endgame_store.stored_closing(tmp_path)[4] == 20_000
+    # the same, less, or smaller proofs: nothing to do
+    figures.clear()
+    for close_up_to, nodes in ((4, 20_000), (3, 20_000), (4, 5_000)):
+        endgame_store.build(
+            6, root=tmp_path, show_progress=False, close_up_to=close_up_to,
+            proof_nodes=nodes, on_layer=figures.append,
+        )  # fmt: skip
+    assert figures == []
+    # bigger proofs than the store's: built again from the first layer closed
+    endgame_store.build(
+        6, root=tmp_path, show_progress=False, close_up_to=3, proof_nodes=30_000,
+        on_layer=figures.append,
+    )  # fmt: skip
+    assert [int(f["seeds"]) for f in figures] == [2, 3, 4, 5, 6]
+    assert endgame_store.stored_closing(tmp_path)[:5] == [0, 0, 30_000, 30_000, 0]
+
+
+def test_a_store_without_its_closing_record_counts_as_built_with_the_defaults(
+    tmp_path: Path,
+) -> None:
+    endgame_store.build(5, root=tmp_path, show_progress=False)
+    endgame_store.closing_path(tmp_path).unlink()
+    figures: list[dict[str, int | float]] = []
+    endgame_store.build(5, root=tmp_path, show_progress=False, on_layer=figures.append)
+    assert figures == []
+    endgame_store.build(
+        5, root=tmp_path, show_progress=False, proof_nodes=tighten.PROOF_NODES + 1,
+        on_layer=figures.append,
+    )  # fmt: skip
+    assert [int(f["seeds"]) for f in figures] == [2, 3, 4, 5]
