@@ -105,13 +105,19 @@ def stored_closing(root: Path | None = None) -> list[int]:
     small = tighten.CLAMPED_UP_TO + 1
     path = closing_path(root)
     if not path.exists():
-        closed = range(2, tighten.CLOSED_UP_TO + 1)
-        return [tighten.PROOF_NODES if seeds in closed else 0 for seeds in range(small)]
+        return [_budget(seeds, tighten.CLOSED_UP_TO, tighten.PROOF_NODES) for seeds in range(small)]
     try:
         budgets = [int(word) for word in path.read_text().split()]
     except ValueError:
         budgets = []
     return (budgets + [0] * small)[:small]
+
+
+def _budget(seeds: int, close_up_to: int, proof_nodes: int) -> int:
+    """The budget of the proofs a build closing up to ``close_up_to`` seeds with
+    ``proof_nodes`` nodes a proof spends on layer ``seeds`` (0: none; no layer under 2
+    seeds has a board to prove)."""
+    return proof_nodes if 2 <= seeds <= close_up_to else 0
 
 
 def _first_to_close(budgets: list[int], close_up_to: int, proof_nodes: int) -> int:
@@ -347,10 +353,10 @@ def build(
                     info.update(_close_layer(seeds, values, lows, highs, closing, workers, bar))
                     _append(low_out, lows[start:stop])
                     _append(high_out, highs[start:stop])
-                    budgets[seeds] = proof_nodes if 2 <= seeds <= close_up_to else 0
                 info["seconds"] = time.perf_counter() - started
                 _append(out, values[start:stop])
                 if seeds < small:
+                    budgets[seeds] = _budget(seeds, close_up_to, proof_nodes)
                     _record_closing(root, budgets)
                 if bar is not None:
                     bar.layer_done(seeds)
@@ -378,7 +384,7 @@ def _close_layer(
     still_open = retrograde.bound_layer(seeds, lows, highs)
     closed = 0
     close_up_to, proof_nodes = closing
-    if 2 <= seeds <= close_up_to:
+    if _budget(seeds, close_up_to, proof_nodes):
         closed = _tighten(seeds, values, lows, highs, proof_nodes, workers, bar)
     clamped = tighten.clamp_layer(seeds, values, lows, highs)
     return {"open": still_open - closed, "closed": closed, "clamped": clamped}
