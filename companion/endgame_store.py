@@ -33,7 +33,10 @@ Layout (``<cache>/endgame/abapa-v2/``, ``<cache>`` from platformdirs, e.g.
   the cycle convention's); every layer above is built on them.
 * ``closed.txt``: how far the proofs closed those layers (the budget of each layer's
   proofs). A build asked to close more (``--close-up-to``, ``--proof-nodes``) builds
-  the store again from the first layer it must close, the layers below kept.
+  the store again from the first layer it must close, the layers below kept; in the
+  layers it builds again, what the earlier bounds had closed stays closed (bounds on
+  the game hold whoever proved them, so the new ones are cut to the earlier ones) and
+  the proofs go only to the boards still open.
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -319,6 +322,7 @@ def build(
         # captures are scored by it)
         budgets = stored_closing(root)
         first = min(first, _first_to_close(budgets, min(close_up_to, max_seeds), proof_nodes))
+        earlier = _earlier_bounds(root, first, small)
         values = retrograde.empty_values(max_seeds)
         values[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
         lows = np.zeros(layer_offset(small), dtype=np.uint8)
@@ -350,7 +354,9 @@ def build(
                 start, stop = layer_offset(seeds), layer_offset(seeds + 1)
                 if seeds < small and low_out is not None and high_out is not None:
                     closing = (close_up_to, proof_nodes)
-                    info.update(_close_layer(seeds, values, lows, highs, closing, workers, bar))
+                    info.update(
+                        _close_layer(seeds, values, lows, highs, earlier, closing, workers, bar)
+                    )
                     _append(low_out, lows[start:stop])
                     _append(high_out, highs[start:stop])
                 info["seconds"] = time.perf_counter() - started
@@ -369,19 +375,48 @@ def build(
     return values
 
 
+def _earlier_bounds(
+    root: Path | None, first: int, small: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The bounds the store holds of the small layers from ``first`` up, whole in both
+    files, read before the build cuts them (``None`` where it holds none): a layer built
+    again keeps what they had closed."""
+    upto = min(complete_bound_layers(root), small)
+    if upto <= first:
+        return None
+    start, count = layer_offset(first), layer_offset(upto) - layer_offset(first)
+    low_path, high_path = bounds_paths(root)
+    lows = np.full(layer_offset(upto), 0, dtype=np.uint8)
+    highs = np.full(layer_offset(upto), 0, dtype=np.uint8)
+    for array, path in ((lows, low_path), (highs, high_path)):
+        with path.open("rb") as source:
+            source.seek(start)
+            array[start:] = np.fromfile(source, np.uint8, count)
+    return lows, highs
+
+
 def _close_layer(
     seeds: int,
     values: np.ndarray,
     lows: np.ndarray,
     highs: np.ndarray,
+    earlier: tuple[np.ndarray, np.ndarray] | None,
     closing: tuple[int, int],
     workers: int | None,
     bar: ProgressBar | None,
 ) -> dict[str, int | float]:
-    """Layer ``seeds``'s game bounds (closed by proofs up to ``closing`` = (seeds, nodes
-    a proof)) and its values clamped into them, as
-    :func:`core.engine.tighten.build_exact` does."""
+    """Layer ``seeds``'s game bounds (cut to the ``earlier`` ones where the store held
+    them, then closed by proofs up to ``closing`` = (seeds, nodes a proof)) and its
+    values clamped into them, as :func:`core.engine.tighten.build_exact` does."""
     still_open = retrograde.bound_layer(seeds, lows, highs)
+    start, stop = layer_offset(seeds), layer_offset(seeds + 1)
+    if earlier is not None and stop <= len(earlier[0]):
+        low = np.maximum(lows[start:stop], earlier[0][start:stop])
+        high = np.minimum(highs[start:stop], earlier[1][start:stop])
+        agree = low <= high  # (always, both being bounds on the game)
+        lows[start:stop][agree] = low[agree]
+        highs[start:stop][agree] = high[agree]
+        still_open = int(np.count_nonzero(lows[start:stop] < highs[start:stop]))
     closed = 0
     close_up_to, proof_nodes = closing
     if _budget(seeds, close_up_to, proof_nodes):

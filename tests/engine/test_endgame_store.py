@@ -185,6 +185,7 @@ def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_clo
     assert [int(f["seeds"]) for f in figures] == [4, 5, 6]
     assert int(figures[0]["closed"]) > 0
     lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
+    closed_four = (lows[four], highs[four])
     assert int(np.count_nonzero(lows[four] < highs[four])) == swept - int(figures[0]["closed"])
     assert np.array_equal(lows[: layer_offset(4)], below)
     assert endgame_store.stored_closing(tmp_path)[4] == 20_000
@@ -203,6 +204,11 @@ def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_clo
     )  # fmt: skip
     assert [int(f["seeds"]) for f in figures] == [2, 3, 4, 5, 6]
     assert endgame_store.stored_closing(tmp_path)[:5] == [0, 0, 30_000, 30_000, 0]
+    # layer 4, built again without proofs, keeps what its earlier proofs closed
+    assert int(figures[2]["closed"]) == 0
+    lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
+    assert (lows[four] >= closed_four[0]).all() and (highs[four] <= closed_four[1]).all()
+    assert int(np.count_nonzero(lows[four] < highs[four])) < swept
 
 
 def test_a_store_without_its_closing_record_counts_as_built_with_the_defaults(
