@@ -36,7 +36,9 @@ Layout (``<cache>/endgame/abapa-v2/``, ``<cache>`` from platformdirs, e.g.
   the store again from the first layer it must close, the layers below kept; in the
   layers it builds again, what the earlier bounds had closed stays closed (bounds on
   the game hold whoever proved them, so the new ones are cut to the earlier ones) and
-  the proofs go only to the boards still open.
+  the proofs go only to the boards still open. Until the build has made every small
+  layer again, those earlier bounds wait in ``bounds-earlier.npz``, so that a build
+  stopped on the way keeps them too.
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -51,6 +53,7 @@ import fcntl
 import os
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -139,6 +142,12 @@ def _record_closing(root: Path | None, budgets: list[int]) -> None:
     partial = path.with_suffix(".part")
     partial.write_text("".join(f"{budget}\n" for budget in budgets))
     os.replace(partial, path)
+
+
+def earlier_path(root: Path | None = None) -> Path:
+    """The small layers' bounds a build making them again cuts its own to (a build
+    stopped before it made them all finds them there)."""
+    return store_dir(root) / "bounds-earlier.npz"
 
 
 def complete_bound_layers(root: Path | None = None) -> int:
@@ -323,6 +332,8 @@ def build(
         budgets = stored_closing(root)
         first = min(first, _first_to_close(budgets, min(close_up_to, max_seeds), proof_nodes))
         earlier = _earlier_bounds(root, first, small)
+        if first < small and ((earlier[0] > 0).any() or (earlier[1] < 255).any()):
+            _keep_earlier(root, earlier)
         values = retrograde.empty_values(max_seeds)
         values[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
         lows = np.zeros(layer_offset(small), dtype=np.uint8)
@@ -368,6 +379,9 @@ def build(
                     bar.layer_done(seeds)
                 if on_layer is not None:
                     on_layer(info)
+        above = slice(layer_offset(min(max_seeds + 1, small)), None)
+        if not ((earlier[0][above] > 0).any() or (earlier[1][above] < 255).any()):
+            earlier_path(root).unlink(missing_ok=True)  # (every layer known made again)
         if bar is not None:
             bar.finish()
         if bounds:
@@ -375,24 +389,38 @@ def build(
     return values
 
 
-def _earlier_bounds(
-    root: Path | None, first: int, small: int
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The bounds the store holds of the small layers from ``first`` up, whole in both
-    files, read before the build cuts them (``None`` where it holds none): a layer built
-    again keeps what they had closed."""
+def _earlier_bounds(root: Path | None, first: int, small: int) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds known of the small layers from ``first`` up before the build cuts the
+    files: those whole in both files, cut to those a stopped build kept in
+    :func:`earlier_path`; 0 and 255 where nothing is known."""
+    size = layer_offset(small)
+    lows = np.zeros(size, dtype=np.uint8)
+    highs = np.full(size, 255, dtype=np.uint8)
     upto = min(complete_bound_layers(root), small)
-    if upto <= first:
-        return None
-    start, count = layer_offset(first), layer_offset(upto) - layer_offset(first)
-    low_path, high_path = bounds_paths(root)
-    lows = np.full(layer_offset(upto), 0, dtype=np.uint8)
-    highs = np.full(layer_offset(upto), 0, dtype=np.uint8)
-    for array, path in ((lows, low_path), (highs, high_path)):
-        with path.open("rb") as source:
-            source.seek(start)
-            array[start:] = np.fromfile(source, np.uint8, count)
+    if upto > first:
+        start, count = layer_offset(first), layer_offset(upto) - layer_offset(first)
+        for array, path in zip((lows, highs), bounds_paths(root), strict=True):
+            with path.open("rb") as source:
+                source.seek(start)
+                array[start : start + count] = np.fromfile(source, np.uint8, count)
+    try:
+        with np.load(earlier_path(root)) as kept:
+            kept_lows, kept_highs = kept["lows"], kept["highs"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):  # none kept, or unreadable
+        return lows, highs
+    if kept_lows.shape == kept_highs.shape == (size,):
+        np.maximum(lows, kept_lows, out=lows)
+        np.minimum(highs, kept_highs, out=highs)
     return lows, highs
+
+
+def _keep_earlier(root: Path | None, earlier: tuple[np.ndarray, np.ndarray]) -> None:
+    """Write :func:`earlier_path` whole or not at all."""
+    path = earlier_path(root)
+    partial = path.with_suffix(".part")
+    with partial.open("wb") as out:
+        np.savez(out, lows=earlier[0], highs=earlier[1])
+    os.replace(partial, path)
 
 
 def _close_layer(
@@ -400,23 +428,22 @@ def _close_layer(
     values: np.ndarray,
     lows: np.ndarray,
     highs: np.ndarray,
-    earlier: tuple[np.ndarray, np.ndarray] | None,
+    earlier: tuple[np.ndarray, np.ndarray],
     closing: tuple[int, int],
     workers: int | None,
     bar: ProgressBar | None,
 ) -> dict[str, int | float]:
-    """Layer ``seeds``'s game bounds (cut to the ``earlier`` ones where the store held
-    them, then closed by proofs up to ``closing`` = (seeds, nodes a proof)) and its
-    values clamped into them, as :func:`core.engine.tighten.build_exact` does."""
-    still_open = retrograde.bound_layer(seeds, lows, highs)
+    """Layer ``seeds``'s game bounds (cut to the ``earlier`` ones, then closed by proofs
+    up to ``closing`` = (seeds, nodes a proof)) and its values clamped into them, as
+    :func:`core.engine.tighten.build_exact` does."""
+    retrograde.bound_layer(seeds, lows, highs)
     start, stop = layer_offset(seeds), layer_offset(seeds + 1)
-    if earlier is not None and stop <= len(earlier[0]):
-        low = np.maximum(lows[start:stop], earlier[0][start:stop])
-        high = np.minimum(highs[start:stop], earlier[1][start:stop])
-        agree = low <= high  # (always, both being bounds on the game)
-        lows[start:stop][agree] = low[agree]
-        highs[start:stop][agree] = high[agree]
-        still_open = int(np.count_nonzero(lows[start:stop] < highs[start:stop]))
+    low = np.maximum(lows[start:stop], earlier[0][start:stop])
+    high = np.minimum(highs[start:stop], earlier[1][start:stop])
+    agree = low <= high  # (always, both being bounds on the game)
+    lows[start:stop][agree] = low[agree]
+    highs[start:stop][agree] = high[agree]
+    still_open = int(np.count_nonzero(lows[start:stop] < highs[start:stop]))
     closed = 0
     close_up_to, proof_nodes = closing
     if _budget(seeds, close_up_to, proof_nodes):

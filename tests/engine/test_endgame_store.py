@@ -197,13 +197,27 @@ def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_clo
             proof_nodes=nodes, on_layer=figures.append,
         )  # fmt: skip
     assert figures == []
-    # bigger proofs than the store's: built again from the first layer closed
+
+    # bigger proofs than the store's: built again from the first layer closed, the
+    # build stopped after layer 3 (the files cut from layer 2 up) and run again
+    def stop_after_three(info: dict[str, int | float]) -> None:
+        figures.append(info)
+        if info["seeds"] == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        endgame_store.build(
+            6, root=tmp_path, show_progress=False, close_up_to=3, proof_nodes=30_000,
+            on_layer=stop_after_three,
+        )  # fmt: skip
+    assert endgame_store.earlier_path(tmp_path).exists()
     endgame_store.build(
         6, root=tmp_path, show_progress=False, close_up_to=3, proof_nodes=30_000,
         on_layer=figures.append,
     )  # fmt: skip
     assert [int(f["seeds"]) for f in figures] == [2, 3, 4, 5, 6]
     assert endgame_store.stored_closing(tmp_path)[:5] == [0, 0, 30_000, 30_000, 0]
+    assert not endgame_store.earlier_path(tmp_path).exists()
     # layer 4, built again without proofs, keeps what its earlier proofs closed
     assert int(figures[2]["closed"]) == 0
     lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
