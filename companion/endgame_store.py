@@ -332,7 +332,7 @@ def build(
         budgets = stored_closing(root)
         first = min(first, _first_to_close(budgets, min(close_up_to, max_seeds), proof_nodes))
         earlier = _earlier_bounds(root, first, small)
-        if first < small and ((earlier[0] > 0).any() or (earlier[1] < 255).any()):
+        if first < small and _knows(earlier, layer_offset(first)):
             _keep_earlier(root, earlier)
         values = retrograde.empty_values(max_seeds)
         values[: layer_offset(first)] = np.fromfile(path, np.uint8, layer_offset(first))
@@ -379,8 +379,7 @@ def build(
                     bar.layer_done(seeds)
                 if on_layer is not None:
                     on_layer(info)
-        above = slice(layer_offset(min(max_seeds + 1, small)), None)
-        if not ((earlier[0][above] > 0).any() or (earlier[1][above] < 255).any()):
+        if not _knows(earlier, layer_offset(min(max_seeds + 1, small))):
             earlier_path(root).unlink(missing_ok=True)  # (every layer known made again)
         if bar is not None:
             bar.finish()
@@ -412,6 +411,11 @@ def _earlier_bounds(root: Path | None, first: int, small: int) -> tuple[np.ndarr
         np.maximum(lows, kept_lows, out=lows)
         np.minimum(highs, kept_highs, out=highs)
     return lows, highs
+
+
+def _knows(earlier: tuple[np.ndarray, np.ndarray], start: int) -> bool:
+    """Whether :func:`_earlier_bounds` knows anything of the boards from ``start`` up."""
+    return bool((earlier[0][start:] > 0).any() or (earlier[1][start:] < 255).any())
 
 
 def _keep_earlier(root: Path | None, earlier: tuple[np.ndarray, np.ndarray]) -> None:
