@@ -39,6 +39,11 @@ Layout (``<cache>/endgame/abapa-v2/``, ``<cache>`` from platformdirs, e.g.
   the proofs go only to the boards still open. Until the build has made every small
   layer again, those earlier bounds wait in ``bounds-earlier.npz``, so that a build
   stopped on the way keeps them too.
+* ``proofs-tried.npz``: while a layer's proofs go, which of its boards they have tried
+  (and the bounds they found, added to ``bounds-earlier.npz``), written as each part of
+  the layer ends: a build stopped halfway through a layer's proofs (they take hours at
+  8 seeds) goes on from there when run again with the same or a smaller budget, rather
+  than proving the layer from its first board.
 
 The directory name carries a format version: if the meaning of the bytes ever
 changes (rules, value convention) the version changes and old files are
@@ -148,6 +153,35 @@ def earlier_path(root: Path | None = None) -> Path:
     """The small layers' bounds a build making them again cuts its own to (a build
     stopped before it made them all finds them there)."""
     return store_dir(root) / "bounds-earlier.npz"
+
+
+def tried_path(root: Path | None = None) -> Path:
+    """Which boards of the layer under proof a build has tried, and with what budget (a
+    build stopped there does not try them again)."""
+    return store_dir(root) / "proofs-tried.npz"
+
+
+def _tried(root: Path | None, seeds: int, proof_nodes: int) -> np.ndarray:
+    """The boards of layer ``seeds`` (by rank) whose proofs a stopped build tried with at
+    least ``proof_nodes`` nodes; none where it tried another layer or smaller proofs."""
+    tried = np.zeros(layer_size(seeds), dtype=np.bool_)
+    try:
+        with np.load(tried_path(root)) as kept:
+            layer, nodes, boards = int(kept["seeds"]), int(kept["nodes"]), kept["tried"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):  # none kept, or unreadable
+        return tried
+    if layer == seeds and nodes >= proof_nodes and boards.shape == tried.shape:
+        tried[:] = boards
+    return tried
+
+
+def _keep_tried(root: Path | None, seeds: int, proof_nodes: int, tried: np.ndarray) -> None:
+    """Write :func:`tried_path` whole or not at all."""
+    path = tried_path(root)
+    partial = path.with_suffix(".part")
+    with partial.open("wb") as out:
+        np.savez(out, seeds=seeds, nodes=proof_nodes, tried=tried)
+    os.replace(partial, path)
 
 
 def complete_bound_layers(root: Path | None = None) -> int:
@@ -366,7 +400,9 @@ def build(
                 if seeds < small and low_out is not None and high_out is not None:
                     closing = (close_up_to, proof_nodes)
                     info.update(
-                        _close_layer(seeds, values, lows, highs, earlier, closing, workers, bar)
+                        _close_layer(
+                            seeds, values, lows, highs, earlier, closing, workers, bar, root
+                        )
                     )
                     _append(low_out, lows[start:stop])
                     _append(high_out, highs[start:stop])
@@ -375,6 +411,7 @@ def build(
                 if seeds < small:
                     budgets[seeds] = _budget(seeds, close_up_to, proof_nodes)
                     _record_closing(root, budgets)
+                    tried_path(root).unlink(missing_ok=True)  # (its proofs are all in)
                 if bar is not None:
                     bar.layer_done(seeds)
                 if on_layer is not None:
@@ -436,10 +473,12 @@ def _close_layer(
     closing: tuple[int, int],
     workers: int | None,
     bar: ProgressBar | None,
+    root: Path | None,
 ) -> dict[str, int | float]:
     """Layer ``seeds``'s game bounds (cut to the ``earlier`` ones, then closed by proofs
     up to ``closing`` = (seeds, nodes a proof)) and its values clamped into them, as
-    :func:`core.engine.tighten.build_exact` does."""
+    :func:`core.engine.tighten.build_exact` does; the proofs' progress is kept under
+    ``root`` (:func:`tried_path`)."""
     retrograde.bound_layer(seeds, lows, highs)
     start, stop = layer_offset(seeds), layer_offset(seeds + 1)
     low = np.maximum(lows[start:stop], earlier[0][start:stop])
@@ -451,7 +490,7 @@ def _close_layer(
     closed = 0
     close_up_to, proof_nodes = closing
     if _budget(seeds, close_up_to, proof_nodes):
-        closed = _tighten(seeds, values, lows, highs, proof_nodes, workers, bar)
+        closed = _tighten(seeds, values, (lows, highs), earlier, proof_nodes, workers, bar, root)
     clamped = tighten.clamp_layer(seeds, values, lows, highs)
     return {"open": still_open - closed, "closed": closed, "clamped": clamped}
 
@@ -459,41 +498,68 @@ def _close_layer(
 def _tighten(
     seeds: int,
     values: np.ndarray,
-    lows: np.ndarray,
-    highs: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray],
+    earlier: tuple[np.ndarray, np.ndarray],
     proof_nodes: int,
     workers: int | None,
     bar: ProgressBar | None,
+    root: Path | None,
 ) -> int:
-    """:func:`core.engine.tighten.tighten_layer` on layer ``seeds``, its open boards
-    dealt out to ``workers`` processes in parts (each proof plays out a segment of its
-    own: nothing is shared but the lower layers); returns how many boards closed."""
+    """:func:`core.engine.tighten.tighten_layer` on layer ``seeds`` of ``bounds``, its
+    open boards dealt out in parts to ``workers`` processes (each proof plays out a
+    segment of its own: nothing is shared but the lower layers); returns how many boards
+    closed. As each part ends, the boards it tried go to :func:`tried_path` and the
+    bounds it found into ``earlier`` (:func:`earlier_path`): a build stopped here tries
+    only the others when run again."""
+    lows, highs = bounds
     start, stop = layer_offset(seeds), layer_offset(seeds + 1)
-    todo = int(np.count_nonzero(lows[start:stop] < highs[start:stop]))
+    still_open = lows[start:stop] < highs[start:stop]
+    tried = _tried(root, seeds, proof_nodes)
+    todo = np.flatnonzero(still_open & ~tried)
+    total, done = int(np.count_nonzero(still_open)), int(np.count_nonzero(still_open & tried))
     processes = workers or os.cpu_count() or 1
-    if processes == 1 or todo < 200:  # (a few seconds: not worth the processes)
-        return tighten.tighten_layer(seeds, lows, highs, values, proof_nodes).closed
-    # enough parts for the bar to move and the processes to end together
-    parts = processes * 16
+    # enough parts for the bar to move, the processes to end together and a stopped
+    # build to lose little (a hundred boards a part: minutes at 8 seeds)
+    parts = max(processes * 16, len(todo) // 100)
     # copies: the pool sends a part's arguments when a process is free, by then the merge
     # below has closed other boards, which would move the parts' shares of the open ones
     below = (values[:stop].copy(), lows[:stop].copy(), highs[:stop].copy())
-    closed = done = 0
+    closed = 0
+
+    def merge(part: int, part_lows: np.ndarray, part_highs: np.ndarray) -> None:
+        nonlocal closed, done
+        # each part changed only its own boards, of the copies it was sent
+        moved = (part_lows != below[1][start:]) | (part_highs != below[2][start:])
+        lows[start:stop][moved] = part_lows[moved]
+        highs[start:stop][moved] = part_highs[moved]
+        closed += int(np.count_nonzero(moved & (part_lows == part_highs)))
+        mine = todo[part::parts]
+        if not len(mine):
+            return  # (a small layer: fewer boards than parts)
+        tried[mine] = True
+        done += len(mine)
+        np.maximum(earlier[0][start:stop], lows[start:stop], out=earlier[0][start:stop])
+        np.minimum(earlier[1][start:stop], highs[start:stop], out=earlier[1][start:stop])
+        _keep_earlier(root, earlier)
+        _keep_tried(root, seeds, proof_nodes, tried)
+        if bar is not None:
+            bar.proving(seeds, done, total)
+
+    skip = tried.copy()
+    if processes == 1 or len(todo) < 200:  # (a few seconds: not worth the processes)
+        for part in range(parts):
+            part_bounds = (below[1].copy(), below[2].copy())
+            merge(
+                part, *_tighten_part(seeds, below[0], *part_bounds, proof_nodes, part, parts, skip)
+            )
+        return closed
     with concurrent.futures.ProcessPoolExecutor(processes) as pool:
-        futures = [
-            pool.submit(_tighten_part, seeds, *below, proof_nodes, part, parts)
+        futures = {
+            pool.submit(_tighten_part, seeds, *below, proof_nodes, part, parts, skip): part
             for part in range(parts)
-        ]
+        }
         for future in concurrent.futures.as_completed(futures):
-            part_lows, part_highs, report = future.result()
-            # each part changed only its own boards, of the copies it was sent
-            moved = (part_lows != below[1][start:]) | (part_highs != below[2][start:])
-            lows[start:stop][moved] = part_lows[moved]
-            highs[start:stop][moved] = part_highs[moved]
-            closed += report.closed
-            done += report.open_before
-            if bar is not None:
-                bar.proving(seeds, done, todo)
+            merge(futures[future], *future.result())
     return closed
 
 
@@ -505,11 +571,14 @@ def _tighten_part(
     proof_nodes: int,
     part: int,
     parts: int,
-) -> tuple[np.ndarray, np.ndarray, tighten.LayerReport]:
-    """One process's share of :func:`_tighten`: its layer's bounds after the proofs."""
-    report = tighten.tighten_layer(seeds, lows, highs, values, proof_nodes, part=part, parts=parts)
+    skip: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One part of :func:`_tighten`: its layer's bounds after the proofs."""
+    tighten.tighten_layer(
+        seeds, lows, highs, values, proof_nodes, part=part, parts=parts, skip=skip
+    )
     start = layer_offset(seeds)
-    return lows[start:], highs[start:], report
+    return lows[start:], highs[start:]
 
 
 def build_bounds(

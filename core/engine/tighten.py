@@ -38,6 +38,7 @@ from core.engine.ranking import CUMULATIVE, layer_offset, layer_size, unrank_int
 from core.engine.segment import MAX_SEEDS, play_out
 
 U8 = npt.NDArray[np.uint8]
+BOOL = npt.NDArray[np.bool_]
 
 #: The layers whose bounds the store closes as it builds them, by default: up to 5 seeds
 #: every board closes, in seconds (``endgame build --close-up-to 7`` closes most of the
@@ -79,18 +80,23 @@ def tighten_layer(
     progress: Progress | None = None,
     part: int = 0,
     parts: int = 1,
+    skip: BOOL | None = None,
 ) -> LayerReport:
     """Close what the proofs can of layer ``seeds`` of the game bounds ``lows`` and
     ``highs`` (flat, laid out as the databases; written in place), every layer under it
     already as tight as it will be; ``values`` the databases, holding those layers.
     ``max_nodes``: the budget of each proof (one threshold of one board). ``part`` of
     ``parts``: only the open boards whose place among them is ``part`` modulo ``parts``
-    (for processes sharing a layer)."""
+    (for processes sharing a layer). ``skip``: boards of the layer (by rank) left as they
+    are and out of that count (those whose proofs a stopped build already tried)."""
     if seeds > MAX_SEEDS:
         raise ValueError(f"a segment of {seeds} seeds is not played out (at most {MAX_SEEDS})")
     start = layer_offset(seeds)
     size = layer_size(seeds)
-    todo = np.flatnonzero(lows[start : start + size] < highs[start : start + size])[part::parts]
+    still_open = lows[start : start + size] < highs[start : start + size]
+    if skip is not None:
+        still_open &= ~skip
+    todo = np.flatnonzero(still_open)[part::parts]
     board = np.zeros(12, dtype=np.int8)
     closed = narrowed = proofs = 0
     for done, index in enumerate(todo):

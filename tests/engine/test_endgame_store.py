@@ -238,3 +238,59 @@ def test_a_store_without_its_closing_record_counts_as_built_with_the_defaults(
         on_layer=figures.append,
     )  # fmt: skip
     assert [int(f["seeds"]) for f in figures] == [2, 3, 4, 5]
+
+
+def test_a_build_stopped_halfway_through_a_layers_proofs_goes_on_from_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Layer 4 proved in parts with a budget too small to close most of its boards: a
+    build stopped after five parts tries, when run again, only the boards those parts
+    did not, and ends with the bounds of a build never stopped."""
+    figures: list[dict[str, int | float]] = []
+    whole = tmp_path / "whole"
+    endgame_store.build(
+        4, root=whole, show_progress=False, close_up_to=4, proof_nodes=50,
+        on_layer=figures.append,
+    )  # fmt: skip
+    expected = endgame_store.load_bounds(root=whole)
+    assert expected is not None
+    swept = int(figures[4]["open"]) + int(figures[4]["closed"])  # open before the proofs
+    assert int(figures[4]["open"]) > 0  # (the budget leaves boards open: tried, not closed)
+
+    real = endgame_store._tighten_part
+    given: list[int] = []  # how many boards each part of layer 4 was given
+    start, size = layer_offset(4), layer_offset(5) - layer_offset(4)
+
+    def counted(
+        seeds: int, values: np.ndarray, lows: np.ndarray, highs: np.ndarray,
+        nodes: int, part: int, parts: int, skip: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        if seeds == 4:
+            if stop and len(given) == 5:
+                raise KeyboardInterrupt
+            still_open = (lows[start : start + size] < highs[start : start + size]) & ~skip
+            given.append(len(np.flatnonzero(still_open)[part::parts]))
+        return real(seeds, values, lows, highs, nodes, part, parts, skip)
+
+    monkeypatch.setattr(endgame_store, "_tighten_part", counted)
+    stopped = tmp_path / "stopped"
+    stop = True
+    with pytest.raises(KeyboardInterrupt):
+        endgame_store.build(
+            4, root=stopped, show_progress=False, close_up_to=4, proof_nodes=50, workers=1
+        )
+    assert endgame_store.tried_path(stopped).exists()
+    before = sum(given)
+    assert 0 < before < swept
+    given.clear()
+    stop = False
+    endgame_store.build(
+        4, root=stopped, show_progress=False, close_up_to=4, proof_nodes=50, workers=1
+    )
+    # each board the sweep left open tried once over the two builds
+    assert before + sum(given) == swept
+    again = endgame_store.load_bounds(root=stopped)
+    assert again is not None
+    assert np.array_equal(again[0], expected[0]) and np.array_equal(again[1], expected[1])
+    assert not endgame_store.tried_path(stopped).exists()
+    assert not endgame_store.earlier_path(stopped).exists()
