@@ -14,6 +14,7 @@ Usage (each part can be chosen; figures are medians)::
     python -m bench.engine --match-engine CMD --moves-log moves.jsonl  # each move's depth, score
     python -m bench.engine --prove-losses match.log          # lost from a wrong rating?
     python -m bench.engine --rate match.log                  # its games rated again
+    python -m bench.engine --proofs 8 --proof-sample 40 --proof-nodes 20000  # the two proofs
 
 ``--match-engine CMD``: our engine (``python -m companion.cli engine``, or
 ``--our-engine CMD``) against any engine that speaks Aualé's protocol, both as
@@ -60,12 +61,13 @@ from companion.engine_match import (
 from companion.loss_proofs import RatedBoard, lost_games, rated_boards
 from companion.progress import Progress
 from core import Position
-from core.engine import retrograde
+from core.engine import retrograde, segment, tighten
 from core.engine.analysis import analyze, make_searcher
 from core.engine.evaluation import DEFAULT_WEIGHTS, MATERIAL_ONLY
 from core.engine.fitting import FEATURES
 from core.engine.kernel import to_relative
 from core.engine.mcts import mcts_move
+from core.engine.ranking import layer_offset
 from core.engine.search import Searcher, SearchResult, warm_up
 
 
@@ -474,14 +476,59 @@ def _show_board(board: RatedBoard) -> None:
     """One line of ``--prove-losses``: a rated board and what its proof found."""
     said = "won" if board.rated == 1.0 else "drawn"
     verdict = (
-        f"lost under the rule (the other side forces its win in {board.proof.plies} plies)"
+        f"lost under the rule (the other side forces its win; lines to {board.proof.plies} "
+        "plies searched)"
         if board.proof.proven
-        else f"no proof ({board.proof.plies} plies searched in full)"
+        else f"no proof (lines to {board.proof.plies} plies searched)"
     )
     print(
         f"  ply {board.ply:3d} {board.text} rated {said}: {verdict}, {board.proof.nodes:,} nodes",
         flush=True,
     )
+
+
+def bench_proofs(seeds: int, sample: int, nodes: int, seed: int) -> int:
+    """``--proofs``: the two proof searches closing the same sample of the boards the
+    stored layer of ``seeds`` seeds leaves open, one after the other (returns the exit
+    status)."""
+    values = endgame_store.load(seeds)
+    stored = endgame_store.load_bounds(seeds)
+    if values is None or stored is None or not 2 <= seeds <= segment.MAX_SEEDS:
+        print(
+            f"error: --proofs needs a layer of 2 to {segment.MAX_SEEDS} seeds in the store "
+            f"with its bounds: run `oware-companion endgame build` first",
+            file=sys.stderr,
+        )
+        return 2
+    values = np.array(values)
+    start, stop = layer_offset(seeds), layer_offset(seeds + 1)
+    still_open = np.flatnonzero(stored[0][start:stop] < stored[1][start:stop])
+    chosen = np.random.default_rng(seed).choice(
+        still_open, size=min(sample, len(still_open)), replace=False
+    )
+    skip = np.ones(stop - start, dtype=np.bool_)
+    skip[chosen] = False
+    print(
+        f"layer {seeds}: {len(still_open):,} boards open in the store, {len(chosen)} drawn "
+        f"(seed {seed}), {nodes:,} nodes a proof",
+        flush=True,
+    )
+    timed: dict[bool, float] = {}
+    for deepening in (False, True):
+        lows, highs = np.array(stored[0]), np.array(stored[1])
+        started = time.perf_counter()
+        report = tighten.tighten_layer(
+            seeds, lows, highs, values, nodes, skip=skip, deepening=deepening
+        )
+        timed[deepening] = time.perf_counter() - started
+        name = "deepened two plies at a time" if deepening else "proof-number search"
+        print(
+            f"  {name:29s} closed {report.closed:3d}, narrowed {report.narrowed:3d} of "
+            f"{report.open_before}, {report.proofs} proofs, {timed[deepening]:6.1f} s "
+            f"({timed[deepening] / max(report.open_before, 1):.2f} s a board)",
+            flush=True,
+        )
+    return 0
 
 
 def _match_output(path: Path) -> str | None:
@@ -634,10 +681,21 @@ def main() -> int:
         "as they are now (a position with a history as far as it allows)",
     )
     parser.add_argument(
+        "--proofs",
+        type=int,
+        metavar="SEEDS",
+        help="close a sample of the boards the stored layer of SEEDS seeds leaves open, "
+        "by the proof-number search and by the deepened one, side by side",
+    )
+    parser.add_argument(
+        "--proof-sample", type=int, default=40, help="--proofs: boards in the sample"
+    )
+    parser.add_argument(
         "--proof-nodes",
         type=int,
         default=100_000,
-        help="--prove-losses: positions searched at most for each board",
+        help="--prove-losses, --proofs: positions searched at most for each board (each "
+        "threshold, for --proofs)",
     )
     parser.add_argument(
         "--proof-seconds",
@@ -677,6 +735,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.rate is not None:
         return main_rate(args.rate)
+    if args.proofs is not None:
+        return bench_proofs(args.proofs, args.proof_sample, args.proof_nodes, args.seed)
     if args.prove_losses is not None:
         return main_prove_losses(args.prove_losses, args.proof_nodes, args.proof_seconds)
     if args.match_engine is not None:

@@ -12,9 +12,12 @@ position, each node carrying its history (the rules core's chain of positions si
 last capture), to a given number of plies. A node is proven for the winner where the
 segment's attractor with that history already forces the win (a node of the other side
 is refuted where it forces a draw or better), at a capture by the game bound of the
-board it makes worst for the winner, and at the end of the game by the rules. Deepened
-ply by ply until proven, or until a budget of nodes is spent: a proof holds under the
-real rule as far as the game bounds do; no proof says nothing.
+board it makes worst for the winner, and at the end of the game by the rules. The
+search is a depth-first proof-number search: it goes down the line whose proof or
+refutation looks cheapest (fewest positions left to settle under it), each node's
+numbers kept per position and set of positions seen, until proven, refuted, or a budget
+of nodes is spent. A proof holds under the real rule as far as the game bounds do; no
+proof says nothing.
 
 >>> from core.engine import retrograde
 >>> from core import Position
@@ -69,7 +72,8 @@ class Proof:
     proven: bool
     """The winner forces the win against any defence, under the cycle rule."""
     plies: int
-    """The depth the proof needed, or the deepest searched in full."""
+    """The deepest line the proof-number search went down (deepened: the depth the proof
+    needed, or the deepest searched in full)."""
     nodes: int
     """Positions visited, all depths together."""
     disproven: bool = False
@@ -183,11 +187,15 @@ def prove_share(
     max_plies: int = 80,
     max_nodes: int = 200_000,
     max_seconds: float | None = None,
+    deepening: bool = False,
 ) -> Proof:
     """Whether ``player`` forces, from the root of an explored ``segment`` (with the
     history it was explored with), that the root's mover ends with at least
     ``threshold`` of the seeds now on the board (``player`` 0, the root's mover) or with
-    fewer (1, the other side), under the cycle rule; budget as :func:`prove_win`'s.
+    fewer (1, the other side), under the cycle rule; budget as :func:`prove_win`'s. By
+    proof-number search (:meth:`_PathSearch.prove_numbers`); ``deepening``: by the
+    search deepened two plies at a time that it replaced (:meth:`_PathSearch.prove`),
+    which needs several times the nodes (``python -m bench.engine --proofs``).
 
     >>> from core.engine import retrograde
     >>> from core.engine.segment import play_out
@@ -204,7 +212,28 @@ def prove_share(
         # seeds and at most all of them
         forced = (threshold <= 0) == (player == 0)
         return Proof(forced, 0, 1, disproven=not forced)
-    return _PathSearch(segment, player, threshold).prove(max_plies, max_nodes, max_seconds)
+    search = _PathSearch(segment, player, threshold)
+    if deepening:
+        return search.prove(max_plies, max_nodes, max_seconds)
+    return search.prove_numbers(max_plies, max_nodes, max_seconds)
+
+
+#: A proof or disproof number that nothing brings down: the position is settled.
+_INFINITE = 1 << 40
+
+
+def _combine(numbers: list[tuple[int, int, bool]], ours: bool) -> tuple[int, int, bool]:
+    """A position's proof and disproof numbers from its moves' (``ours``: the player to
+    move needs one move proving, else every move), and whether a disproof is soft: it
+    rests on a move (ours: on one of the moves) settled as neither."""
+    if ours:
+        pn = min(n[0] for n in numbers)
+        dn = min(_INFINITE, sum(n[1] for n in numbers))
+        return pn, dn, dn == 0 and any(n[2] for n in numbers)
+    pn = min(_INFINITE, sum(n[0] for n in numbers))
+    dn = min(n[1] for n in numbers)
+    # (a hard disproof among the moves is enough for the other side)
+    return pn, dn, dn == 0 and all(n[2] for n in numbers if n[1] == 0)
 
 
 class _PathSearch:
@@ -273,6 +302,114 @@ class _PathSearch:
         except _OutOfNodes:
             pass
         return Proof(False, searched, self.nodes)
+
+    def prove_numbers(self, max_plies: int, max_nodes: int, max_seconds: float | None) -> Proof:
+        """The same question as :meth:`prove`, by depth-first proof-number search: the
+        search goes down the line whose proof (or disproof) looks cheapest, by how many
+        positions are still to settle under it, rather than to every line's end at each
+        depth. A line longer than ``max_plies`` settles nothing."""
+        self.max_nodes = max_nodes
+        self.deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+        self.table: dict[tuple[int, int], tuple[int, int, bool]] = {}
+        self.max_plies = max_plies
+        self.deepest = 0
+        try:
+            self.on_path[0] = True
+            self.path[0], self.length = 0, 1
+            pn, dn, soft = self._mid(0, self.keys[0], 0, _INFINITE, _INFINITE)
+        except _OutOfNodes:
+            return Proof(False, self.deepest, self.nodes)
+        return Proof(pn == 0, self.deepest, self.nodes, disproven=dn == 0 and not soft)
+
+    def _leaf(self, result: int) -> tuple[int, int, bool]:
+        """Proof and disproof numbers of a position settled as ``result`` (1 proven, -1
+        disproven, 0 neither: the player cannot count on it, and it proves nothing for
+        the other side either: a soft disproof)."""
+        if result > 0:
+            return 0, _INFINITE, False
+        return _INFINITE, 0, result == 0
+
+    def _mid(
+        self, node: int, key: int, depth: int, pn_limit: int, dn_limit: int
+    ) -> tuple[int, int, bool]:
+        """Search ``node`` (the last of the path, ``key`` its set) until its proof number
+        reaches ``pn_limit`` or its disproof number ``dn_limit``; returns both and whether
+        a disproof rests on a position settled as neither (soft)."""
+        self.nodes += 1
+        if self.nodes > self.max_nodes or (
+            self.deadline is not None and time.perf_counter() > self.deadline
+        ):
+            raise _OutOfNodes
+        self.deepest = max(self.deepest, depth)
+        ends = self.segment.graph[4]
+        if ends[node] >= 0:
+            return self._leaf(self._ending(int(ends[node]), int(ends[node])))
+        marks = (int(self.fill[0, 0]), int(self.fill[1, 0]))
+        try:
+            return self._expand(node, key, depth, pn_limit, dn_limit)
+        finally:
+            self._rewind_to(marks)
+
+    def _expand(
+        self, node: int, key: int, depth: int, pn_limit: int, dn_limit: int
+    ) -> tuple[int, int, bool]:
+        """:meth:`_mid` of a node whose game goes on."""
+        _, side, edges, count, _, _, _ = self.segment.graph
+        settled = self._grow_at(node, depth)
+        if settled != 0:
+            found = self._leaf(settled)
+            self.table[(node, key)] = found
+            return found
+        if depth >= self.max_plies:
+            return self._leaf(0)
+        ours = side[node] == self.player  # an OR node: one move proving is enough
+        # each move: a position settled already (a leaf), or one to search (its key)
+        moves: list[tuple[int, int]] = []
+        fixed: list[tuple[int, int, bool]] = []
+        for k in range(int(count[node])):
+            child = int(edges[node, k])
+            if child < 0:
+                fixed.append(
+                    self._leaf(
+                        self._ending(
+                            int(self.segment.low[node, k]), int(self.segment.high[node, k])
+                        )
+                    )
+                )
+            elif self.on_path[child]:
+                own = int(self.segment.own[child])
+                fixed.append(self._leaf(self._ending(own, own)))
+            else:
+                moves.append((child, key ^ self.keys[child]))
+        while True:
+            numbers = fixed + [self.table.get((c, ck), (1, 1, False)) for c, ck in moves]
+            pn, dn, soft = _combine(numbers, ours)
+            if pn >= pn_limit or dn >= dn_limit or pn == 0 or dn == 0:
+                self.table[(node, key)] = (pn, dn, soft)
+                return pn, dn, soft
+            # the move to search: the cheapest to prove (ours) or to disprove (theirs),
+            # with the second cheapest bounding how far it goes
+            at = len(fixed)
+            scored = sorted(range(len(moves)), key=lambda i: numbers[at + i][0 if ours else 1])
+            best = scored[0]
+            second = numbers[at + scored[1]][0 if ours else 1] if len(scored) > 1 else _INFINITE
+            best_pn, best_dn, _ = numbers[at + best]
+            if ours:
+                child_pn = min(pn_limit, second + 1)
+                child_dn = min(_INFINITE, dn_limit - dn + best_dn)
+            else:
+                child_dn = min(dn_limit, second + 1)
+                child_pn = min(_INFINITE, pn_limit - pn + best_pn)
+            child, child_key = moves[best]
+            self.on_path[child] = True
+            self.path[self.length] = child
+            self.length += 1
+            try:
+                found = self._mid(child, child_key, depth + 1, child_pn, child_dn)
+            finally:
+                self.length -= 1
+                self.on_path[child] = False
+            self.table[(child, child_key)] = found
 
     def _ending(self, low: int, high: int) -> int:
         """An ending worth between ``low`` and ``high`` seeds to the root's mover: 1 what

@@ -81,6 +81,7 @@ def tighten_layer(
     part: int = 0,
     parts: int = 1,
     skip: BOOL | None = None,
+    deepening: bool = False,
 ) -> LayerReport:
     """Close what the proofs can of layer ``seeds`` of the game bounds ``lows`` and
     ``highs`` (flat, laid out as the databases; written in place), every layer under it
@@ -88,7 +89,8 @@ def tighten_layer(
     ``max_nodes``: the budget of each proof (one threshold of one board). ``part`` of
     ``parts``: only the open boards whose place among them is ``part`` modulo ``parts``
     (for processes sharing a layer). ``skip``: boards of the layer (by rank) left as they
-    are and out of that count (those whose proofs a stopped build already tried)."""
+    are and out of that count (those whose proofs a stopped build already tried).
+    ``deepening``: the proofs by the search deepened two plies at a time (to compare)."""
     if seeds > MAX_SEEDS:
         raise ValueError(f"a segment of {seeds} seeds is not played out (at most {MAX_SEEDS})")
     start = layer_offset(seeds)
@@ -117,13 +119,15 @@ def tighten_layer(
                 else:
                     threshold = (low + high + 1) // 2
                 proofs += 1
-                mover = prove_share(segment, 0, threshold, max_nodes=max_nodes)
+                mover = prove_share(segment, 0, threshold, max_nodes=max_nodes, deepening=deepening)
                 reached, kept_below = mover.proven, mover.disproven
                 if not (reached or kept_below):
                     # the search for the mover's proof found no refutation either: the
                     # other side's proof looked for on its own
                     proofs += 1
-                    other = prove_share(segment, 1, threshold, max_nodes=max_nodes)
+                    other = prove_share(
+                        segment, 1, threshold, max_nodes=max_nodes, deepening=deepening
+                    )
                     reached, kept_below = other.disproven, other.proven
                 if reached:
                     low = threshold

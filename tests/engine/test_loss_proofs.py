@@ -63,6 +63,17 @@ def test_the_bench_says_each_board_and_what_its_proof_found(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert f"ply 135 {GAME_3_START} rated drawn: no proof" in done.stdout
     assert "1 games lost from a rating; in 0 of them" in done.stdout
+    # the two proof searches side by side on a sample of the six-seed boards left open
+    compared = run_bench(
+        tmp_path / "cache", "--proofs", "6", "--proof-sample", "5", "--proof-nodes", "200"
+    )
+    assert compared.returncode == 0, compared.stderr
+    assert "layer 6: " in compared.stdout and "5 drawn (seed 1), 200 nodes" in compared.stdout
+    assert "proof-number search" in compared.stdout and "deepened" in compared.stdout
+    assert compared.stdout.count(" of 5, ") == 2
+    missing = run_bench(tmp_path / "none", "--proofs", "6")
+    assert missing.returncode == 2 and "endgame build" in missing.stderr
+    assert "Traceback" not in missing.stderr
     # the games rated again, each position with its history
     log.write_text(GAME_3 + "\n" + GAME_43 + "\n", encoding="utf-8")
     rated = run_bench(tmp_path / "cache", "--rate", str(log))

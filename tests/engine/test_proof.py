@@ -12,7 +12,14 @@ import pytest
 from core import Position
 from core.engine import retrograde
 from core.engine.kernel import to_relative
-from core.engine.proof import _grow_whole, _PathSearch, _segment_at, prove_win, result_range
+from core.engine.proof import (
+    _grow_whole,
+    _PathSearch,
+    _segment_at,
+    prove_share,
+    prove_win,
+    result_range,
+)
 from core.engine.segment import Segment, _attractor
 from tests.engine.history_game import solved_boards
 from tests.engine.test_segment import GAME_3_START
@@ -49,7 +56,15 @@ def test_the_board_north_reached_in_games_3_6_and_46_it_wins_under_the_rule() ->
     p = Position.from_text(GAME_3_START)
     assert retrograde.lookup(values, to_relative(p.pits, 1)) == 2  # 22 + 2 = 20 + 4
     north = prove_win(p, 1, values, bounds)
-    assert north.proven and north.plies == 42, north
+    assert north.proven, north
+    # the search deepened two plies at a time finds it at 42 plies, with several times
+    # the nodes of the proof-number search
+    found = _segment_at(p, values, bounds)
+    assert found is not None
+    segment, win_from, _ = found  # (North to move: its win from win_from seeds up)
+    deepened = prove_share(segment, 0, win_from, deepening=True)
+    assert deepened.proven and deepened.plies == 42, deepened
+    assert 3 * north.nodes < deepened.nodes, (north, deepened)
     assert not prove_win(p, 0, values, bounds, max_plies=10).proven
 
 
