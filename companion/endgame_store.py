@@ -36,7 +36,8 @@ Layout (``<cache>/endgame/abapa-v2/``, ``<cache>`` from platformdirs, e.g.
   the store again from the first layer it must close, the layers below kept; in the
   layers it builds again, what the earlier bounds had closed stays closed (bounds on
   the game hold whoever proved them, so the new ones are cut to the earlier ones) and
-  the proofs go only to the boards still open. Until the build has made every small
+  the proofs go only to the boards still open. A layer with no board left open has
+  nothing to close: bigger proofs do not build it again. Until the build has made every small
   layer again, those earlier bounds wait in ``bounds-earlier.npz``, so that a build
   stopped on the way keeps them too.
 * ``proofs-tried.npz``: while a layer's proofs go, which of its boards they have tried
@@ -131,14 +132,28 @@ def _budget(seeds: int, close_up_to: int, proof_nodes: int) -> int:
     return proof_nodes if 2 <= seeds <= close_up_to else 0
 
 
-def _first_to_close(budgets: list[int], close_up_to: int, proof_nodes: int) -> int:
+def _first_to_close(
+    budgets: list[int], close_up_to: int, proof_nodes: int, root: Path | None
+) -> int:
     """The first layer that a build closing the layers up to ``close_up_to`` seeds with
     proofs of ``proof_nodes`` nodes must build again: one the store closed with smaller
-    proofs, or not at all (a layer closed further than asked is kept)."""
+    proofs and left boards open in, or not at all (a layer closed further than asked is
+    kept, and so is one whose every board is closed: bigger proofs have nothing to do
+    there)."""
     for seeds in range(2, min(close_up_to, tighten.CLAMPED_UP_TO) + 1):
-        if budgets[seeds] < proof_nodes:
+        if budgets[seeds] < proof_nodes and _open_in_store(root, seeds):
             return seeds
     return tighten.CLAMPED_UP_TO + 1
+
+
+def _open_in_store(root: Path | None, seeds: int) -> bool:
+    """Whether the stored game bounds leave a board of layer ``seeds`` open (or do not
+    hold the layer whole)."""
+    if complete_bound_layers(root) <= seeds:
+        return True
+    start, size = layer_offset(seeds), layer_size(seeds)
+    lows, highs = (np.fromfile(path, np.uint8, size, offset=start) for path in bounds_paths(root))
+    return bool((lows < highs).any())
 
 
 def _record_closing(root: Path | None, budgets: list[int]) -> None:
@@ -364,7 +379,7 @@ def build(
         # a layer closed less than asked is built again, and every layer above it (their
         # captures are scored by it)
         budgets = stored_closing(root)
-        first = min(first, _first_to_close(budgets, min(close_up_to, max_seeds), proof_nodes))
+        first = min(first, _first_to_close(budgets, min(close_up_to, max_seeds), proof_nodes, root))
         earlier = _earlier_bounds(root, first, small)
         if first < small and _knows(earlier, layer_offset(first)):
             _keep_earlier(root, earlier)

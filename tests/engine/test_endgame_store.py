@@ -170,9 +170,11 @@ def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_clo
     tmp_path: Path,
 ) -> None:
     """The store records how far proofs closed it: asking for more closes it further
-    (the layers below kept), asking for less or the same keeps it as it is."""
-    endgame_store.build(6, root=tmp_path, show_progress=False, close_up_to=3)
-    assert endgame_store.stored_closing(tmp_path)[:7] == [0, 0, 20_000, 20_000, 0, 0, 0]
+    (the layers below kept), asking for less or the same keeps it as it is, and so does
+    asking bigger proofs of a layer with no board left open. Proofs of 50 nodes leave
+    boards open in layers 3 and 4."""
+    endgame_store.build(6, root=tmp_path, show_progress=False, close_up_to=3, proof_nodes=50)
+    assert endgame_store.stored_closing(tmp_path)[:7] == [0, 0, 50, 50, 0, 0, 0]
     lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
     four = slice(layer_offset(4), layer_offset(5))
     swept = int(np.count_nonzero(lows[four] < highs[four]))
@@ -180,26 +182,32 @@ def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_clo
     below = lows[: layer_offset(4)].copy()
     figures: list[dict[str, int | float]] = []
     endgame_store.build(
-        6, root=tmp_path, show_progress=False, close_up_to=4, on_layer=figures.append
-    )
+        6, root=tmp_path, show_progress=False, close_up_to=4, proof_nodes=50,
+        on_layer=figures.append,
+    )  # fmt: skip
     assert [int(f["seeds"]) for f in figures] == [4, 5, 6]
     assert int(figures[0]["closed"]) > 0
     lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
     closed_four = (lows[four], highs[four])
     assert int(np.count_nonzero(lows[four] < highs[four])) == swept - int(figures[0]["closed"])
     assert np.array_equal(lows[: layer_offset(4)], below)
-    assert endgame_store.stored_closing(tmp_path)[4] == 20_000
-    # the same, less, or smaller proofs: nothing to do
+    assert endgame_store.stored_closing(tmp_path)[4] == 50
+    # the same, less, or smaller proofs: nothing to do; nor bigger proofs of layer 2,
+    # whose every board is closed
+    two = slice(layer_offset(2), layer_offset(3))
+    assert (lows[two] == highs[two]).all()
+    three = slice(layer_offset(3), layer_offset(4))
+    assert (lows[three] < highs[three]).any()
     figures.clear()
-    for close_up_to, nodes in ((4, 20_000), (3, 20_000), (4, 5_000)):
+    for close_up_to, nodes in ((4, 50), (3, 50), (4, 20), (2, 30_000)):
         endgame_store.build(
             6, root=tmp_path, show_progress=False, close_up_to=close_up_to,
             proof_nodes=nodes, on_layer=figures.append,
         )  # fmt: skip
     assert figures == []
 
-    # bigger proofs than the store's: built again from the first layer closed, the
-    # build stopped after layer 3 (the files cut from layer 2 up) and run again
+    # bigger proofs of layer 3: built again from there, the build stopped after layer 3
+    # (the files cut from layer 3 up) and run again
     def stop_after_three(info: dict[str, int | float]) -> None:
         figures.append(info)
         if info["seeds"] == 3:
@@ -215,11 +223,12 @@ def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_clo
         6, root=tmp_path, show_progress=False, close_up_to=3, proof_nodes=30_000,
         on_layer=figures.append,
     )  # fmt: skip
-    assert [int(f["seeds"]) for f in figures] == [2, 3, 4, 5, 6]
-    assert endgame_store.stored_closing(tmp_path)[:5] == [0, 0, 30_000, 30_000, 0]
+    assert [int(f["seeds"]) for f in figures] == [3, 4, 5, 6]
+    assert int(figures[0]["closed"]) > 0
+    assert endgame_store.stored_closing(tmp_path)[:5] == [0, 0, 50, 30_000, 0]
     assert not endgame_store.earlier_path(tmp_path).exists()
     # layer 4, built again without proofs, keeps what its earlier proofs closed
-    assert int(figures[2]["closed"]) == 0
+    assert int(figures[1]["closed"]) == 0
     lows, highs = (np.array(a) for a in endgame_store.load_bounds(root=tmp_path) or ())
     assert (lows[four] >= closed_four[0]).all() and (highs[four] <= closed_four[1]).all()
     assert int(np.count_nonzero(lows[four] < highs[four])) < swept
@@ -228,16 +237,22 @@ def test_a_build_asked_to_close_further_builds_again_from_the_first_layer_to_clo
 def test_a_store_without_its_closing_record_counts_as_built_with_the_defaults(
     tmp_path: Path,
 ) -> None:
-    endgame_store.build(5, root=tmp_path, show_progress=False)
+    """Closed to 3 seeds by proofs of 50 nodes (boards of layer 3 left open), the record
+    lost: proofs of 60 nodes count as smaller than the default's, bigger ones close the
+    store again from layer 3 (layer 2 has no board open)."""
+    endgame_store.build(5, root=tmp_path, show_progress=False, close_up_to=3, proof_nodes=50)
     endgame_store.closing_path(tmp_path).unlink()
     figures: list[dict[str, int | float]] = []
-    endgame_store.build(5, root=tmp_path, show_progress=False, on_layer=figures.append)
-    assert figures == []
     endgame_store.build(
-        5, root=tmp_path, show_progress=False, proof_nodes=tighten.PROOF_NODES + 1,
+        5, root=tmp_path, show_progress=False, close_up_to=3, proof_nodes=60,
         on_layer=figures.append,
     )  # fmt: skip
-    assert [int(f["seeds"]) for f in figures] == [2, 3, 4, 5]
+    assert figures == []
+    endgame_store.build(
+        5, root=tmp_path, show_progress=False, close_up_to=3,
+        proof_nodes=tighten.PROOF_NODES + 1, on_layer=figures.append,
+    )  # fmt: skip
+    assert [int(f["seeds"]) for f in figures] == [3, 4, 5]
 
 
 def test_a_build_stopped_halfway_through_a_layers_proofs_goes_on_from_there(
