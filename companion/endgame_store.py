@@ -156,12 +156,19 @@ def _open_in_store(root: Path | None, seeds: int) -> bool:
     return bool((lows < highs).any())
 
 
+def _write_whole(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Write ``path`` whole or not at all: ``write`` fills a file beside it, which then
+    replaces it (a build stopped meanwhile leaves the old one)."""
+    partial = path.with_suffix(".part")
+    with partial.open("wb") as out:
+        write(out)
+    os.replace(partial, path)
+
+
 def _record_closing(root: Path | None, budgets: list[int]) -> None:
     """Write the record of :func:`stored_closing` whole or not at all."""
-    path = closing_path(root)
-    partial = path.with_suffix(".part")
-    partial.write_text("".join(f"{budget}\n" for budget in budgets))
-    os.replace(partial, path)
+    text = "".join(f"{budget}\n" for budget in budgets)
+    _write_whole(closing_path(root), lambda out: out.write(text.encode()))
 
 
 def earlier_path(root: Path | None = None) -> Path:
@@ -192,11 +199,9 @@ def _tried(root: Path | None, seeds: int, proof_nodes: int) -> np.ndarray:
 
 def _keep_tried(root: Path | None, seeds: int, proof_nodes: int, tried: np.ndarray) -> None:
     """Write :func:`tried_path` whole or not at all."""
-    path = tried_path(root)
-    partial = path.with_suffix(".part")
-    with partial.open("wb") as out:
-        np.savez(out, seeds=seeds, nodes=proof_nodes, tried=tried)
-    os.replace(partial, path)
+    _write_whole(
+        tried_path(root), lambda out: np.savez(out, seeds=seeds, nodes=proof_nodes, tried=tried)
+    )
 
 
 def complete_bound_layers(root: Path | None = None) -> int:
@@ -472,11 +477,7 @@ def _knows(earlier: tuple[np.ndarray, np.ndarray], start: int) -> bool:
 
 def _keep_earlier(root: Path | None, earlier: tuple[np.ndarray, np.ndarray]) -> None:
     """Write :func:`earlier_path` whole or not at all."""
-    path = earlier_path(root)
-    partial = path.with_suffix(".part")
-    with partial.open("wb") as out:
-        np.savez(out, lows=earlier[0], highs=earlier[1])
-    os.replace(partial, path)
+    _write_whole(earlier_path(root), lambda out: np.savez(out, lows=earlier[0], highs=earlier[1]))
 
 
 def _close_layer(
