@@ -367,13 +367,12 @@ class _PathSearch:
     def _expand(
         self, node: int, key: int, depth: int, pn_limit: int, dn_limit: int
     ) -> tuple[int, int, bool]:
-        """:meth:`_mid` of a node whose game goes on."""
+        """:meth:`_mid` of a node whose game goes on (its numbers go to the table where
+        its parent receives them)."""
         _, side, edges, count, _, _, _ = self.segment.graph
         settled = self._grow_at(node, depth)
         if settled != 0:
-            found = self._leaf(settled)
-            self.table[(node, key)] = found
-            return found
+            return self._leaf(settled)
         if depth >= self.max_plies:
             return self._leaf(0)
         ours = side[node] == self.player  # an OR node: one move proving is enough
@@ -399,7 +398,6 @@ class _PathSearch:
             numbers = fixed + [self.table.get((c, ck), (1, 1, False)) for c, ck in moves]
             pn, dn, soft = _combine(numbers, ours)
             if pn >= pn_limit or dn >= dn_limit or pn == 0 or dn == 0:
-                self.table[(node, key)] = (pn, dn, soft)
                 return pn, dn, soft
             # the move to search: the cheapest to prove (ours) or to disprove (theirs),
             # with the second cheapest bounding how far it goes
