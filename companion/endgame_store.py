@@ -187,14 +187,23 @@ def _tried(root: Path | None, seeds: int, proof_nodes: int) -> np.ndarray:
     """The boards of layer ``seeds`` (by rank) whose proofs a stopped build tried with at
     least ``proof_nodes`` nodes; none where it tried another layer or smaller proofs."""
     tried = np.zeros(layer_size(seeds), dtype=np.bool_)
-    try:
-        with np.load(tried_path(root)) as kept:
-            layer, nodes, boards = int(kept["seeds"]), int(kept["nodes"]), kept["tried"]
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile):  # none kept, or unreadable
+    kept = _read_kept(tried_path(root), ("seeds", "nodes", "tried"))
+    if kept is None:
         return tried
+    layer, nodes, boards = int(kept[0]), int(kept[1]), kept[2]
     if layer == seeds and nodes >= proof_nodes and boards.shape == tried.shape:
         tried[:] = boards
     return tried
+
+
+def _read_kept(path: Path, names: tuple[str, ...]) -> list[np.ndarray] | None:
+    """The arrays ``names`` of a record a build kept in ``path`` (:func:`_write_whole`),
+    or None where there is none or it cannot be read."""
+    try:
+        with np.load(path) as kept:
+            return [kept[name] for name in names]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
 
 
 def _keep_tried(root: Path | None, seeds: int, proof_nodes: int, tried: np.ndarray) -> None:
@@ -459,11 +468,10 @@ def _earlier_bounds(root: Path | None, first: int, small: int) -> tuple[np.ndarr
             with path.open("rb") as source:
                 source.seek(start)
                 array[start : start + count] = np.fromfile(source, np.uint8, count)
-    try:
-        with np.load(earlier_path(root)) as kept:
-            kept_lows, kept_highs = kept["lows"], kept["highs"]
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile):  # none kept, or unreadable
+    kept = _read_kept(earlier_path(root), ("lows", "highs"))
+    if kept is None:
         return lows, highs
+    kept_lows, kept_highs = kept
     if kept_lows.shape == kept_highs.shape == (size,):
         np.maximum(lows, kept_lows, out=lows)
         np.minimum(highs, kept_highs, out=highs)
